@@ -1,0 +1,147 @@
+// Test helpers for device code: GPU detection, checked CUDA calls, device buffers that are
+// poisoned before each run, and fresh random inputs.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include "fusekit/core/dtype.hpp"
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace fusekit::test {
+
+struct GpuState {
+  bool available = false;
+  std::string reason, name;
+  int major = 0, minor = 0, sm_count = 0;
+};
+
+inline const GpuState& gpu_state() {
+  static const GpuState state = [] {
+    GpuState s;
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+      s.reason = std::string("no usable CUDA device (cudaGetDeviceCount: ") + cudaGetErrorString(e) + ")";
+      cudaGetLastError();
+      return s;
+    }
+    if (n == 0) { s.reason = "no CUDA device present"; return s; }
+    cudaDeviceProp p{};
+    cudaGetDeviceProperties(&p, 0);
+    s.available = true;
+    s.name = p.name;
+    s.major = p.major;
+    s.minor = p.minor;
+    s.sm_count = p.multiProcessorCount;
+    return s;
+  }();
+  return state;
+}
+
+inline bool no_gpu() { return !gpu_state().available; }
+inline bool not_hopper() { return no_gpu() || gpu_state().major != 9; }
+
+}  // namespace fusekit::test
+
+// A test case that needs a GPU; skipped (and counted as skipped) without one.
+#define GPU_TEST_CASE(name) TEST_CASE(name * doctest::skip(::fusekit::test::no_gpu()))
+
+// Every CUDA call in tests is checked; a kernel launch is followed by CHECK_LAUNCH().
+#define CUDA_CHECK(expr)                                                           \
+  do {                                                                             \
+    cudaError_t e_ = (expr);                                                       \
+    REQUIRE_MESSAGE(e_ == cudaSuccess, #expr ": " << cudaGetErrorString(e_));      \
+  } while (0)
+#define CHECK_LAUNCH()                     \
+  do {                                     \
+    CUDA_CHECK(cudaGetLastError());        \
+    CUDA_CHECK(cudaDeviceSynchronize());   \
+  } while (0)
+
+namespace fusekit::test {
+
+// Owning device allocation. `offset_bytes` shifts the returned pointer to test misaligned access.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t bytes, std::size_t offset_bytes = 0) : bytes_(bytes), offset_(offset_bytes) {
+    CUDA_CHECK(cudaMalloc(&base_, bytes + offset_bytes + 16));
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& o) noexcept { *this = std::move(o); }
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+    std::swap(base_, o.base_);
+    std::swap(bytes_, o.bytes_);
+    std::swap(offset_, o.offset_);
+    return *this;
+  }
+  ~DeviceBuffer() { if (base_) cudaFree(base_); }
+
+  void* get() const { return static_cast<char*>(base_) + offset_; }
+  template <class T> T* as() const { return static_cast<T*>(get()); }
+  std::size_t bytes() const { return bytes_; }
+
+  void upload(const void* host) { CUDA_CHECK(cudaMemcpy(get(), host, bytes_, cudaMemcpyHostToDevice)); }
+  void download(void* host) const { CUDA_CHECK(cudaMemcpy(host, get(), bytes_, cudaMemcpyDeviceToHost)); }
+  // Fill with 0xFF bytes: NaN for every float type, so an element never written is caught.
+  void poison() { CUDA_CHECK(cudaMemset(get(), 0xFF, bytes_)); }
+
+ private:
+  void* base_ = nullptr;
+  std::size_t bytes_ = 0, offset_ = 0;
+};
+
+// Fresh random numbers per test run; the seed is printed when a check fails.
+inline std::uint64_t fresh_seed() {
+  static std::random_device rd;
+  return (std::uint64_t(rd()) << 32) ^ rd();
+}
+
+// Host storage of a dtype, filled from doubles and read back as doubles.
+class HostArray {
+ public:
+  HostArray(DType t, std::size_t n) : type_(t), n_(n), bytes_(n * dtype_size(t)) {}
+  DType dtype() const { return type_; }
+  std::size_t size() const { return n_; }
+  void* data() { return bytes_.data(); }
+  const void* data() const { return bytes_.data(); }
+  std::size_t bytes() const { return bytes_.size(); }
+
+  double get(std::size_t i) const {
+    return visit_dtype(type_, [&](auto tag) -> double {
+      using T = decltype(tag);
+      T v;
+      std::memcpy(&v, bytes_.data() + i * sizeof(T), sizeof(T));
+      return to_float(v);
+    });
+  }
+  // Stores the value rounded to the dtype; returns what was stored.
+  double set(std::size_t i, double x) {
+    return visit_dtype(type_, [&](auto tag) -> double {
+      using T = decltype(tag);
+      T v = from_float<T>(static_cast<float>(x));
+      std::memcpy(bytes_.data() + i * sizeof(T), &v, sizeof(T));
+      return to_float(v);
+    });
+  }
+  bool is_poison(std::size_t i) const {  // all bytes 0xFF, as DeviceBuffer::poison leaves them
+    for (std::size_t b = 0; b < dtype_size(type_); ++b)
+      if (static_cast<unsigned char>(bytes_[i * dtype_size(type_) + b]) != 0xFF) return false;
+    return true;
+  }
+
+ private:
+  DType type_;
+  std::size_t n_;
+  std::vector<char> bytes_;
+};
+
+}  // namespace fusekit::test
