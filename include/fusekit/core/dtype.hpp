@@ -20,7 +20,7 @@ using fp16_t = __half;
 
 enum class DType : std::uint8_t { f32, f16, bf16 };
 
-constexpr std::size_t dtype_size(DType t) { return t == DType::f32 ? 4 : 2; }
+FUSEKIT_HD constexpr std::size_t dtype_size(DType t) { return t == DType::f32 ? 4 : 2; }
 
 constexpr const char* dtype_name(DType t) {
   return t == DType::f32 ? "f32" : t == DType::f16 ? "f16" : "bf16";

@@ -1,0 +1,82 @@
+// fusekit/core/vector_io.cuh: 16-byte vector loads and stores, and element-wise fallbacks.
+#pragma once
+
+#include "fusekit/core/dtype.hpp"
+
+#include <cstdint>
+
+namespace fusekit {
+
+// A register fragment of N elements, aligned so it can be moved as whole words.
+template <class T, int N> struct alignas(16) Fragment {
+  T v[N];
+};
+
+namespace detail {
+template <int kBytes> struct word;
+template <> struct word<2> { using type = unsigned short; };
+template <> struct word<4> { using type = unsigned int; };
+template <> struct word<8> { using type = uint2; };
+template <> struct word<16> { using type = uint4; };
+template <int kBytes> using word_t = typename word<kBytes>::type;
+}  // namespace detail
+
+// Copies N elements between global memory and a fragment in the widest words (up to 16 bytes).
+// Precondition: `p` is aligned to min(16, N * sizeof(T)) bytes.
+template <class T, int N> __device__ __forceinline__ void load_aligned(Fragment<T, N>& f, const T* p) {
+  constexpr int kBytes = N * int(sizeof(T));
+  constexpr int kWord = kBytes < 16 ? kBytes : 16;
+  using W = detail::word_t<kWord>;
+#pragma unroll
+  for (int i = 0; i < kBytes / kWord; ++i) reinterpret_cast<W*>(f.v)[i] = reinterpret_cast<const W*>(p)[i];
+}
+
+template <class T, int N> __device__ __forceinline__ void store_aligned(T* p, const Fragment<T, N>& f) {
+  constexpr int kBytes = N * int(sizeof(T));
+  constexpr int kWord = kBytes < 16 ? kBytes : 16;
+  using W = detail::word_t<kWord>;
+#pragma unroll
+  for (int i = 0; i < kBytes / kWord; ++i) reinterpret_cast<W*>(p)[i] = reinterpret_cast<const W*>(f.v)[i];
+}
+
+template <class T, int N> __device__ __forceinline__ bool is_aligned_for(const T* p) {
+  constexpr int kBytes = N * int(sizeof(T));
+  constexpr int kWord = kBytes < 16 ? kBytes : 16;
+  return reinterpret_cast<std::uintptr_t>(p) % kWord == 0;
+}
+
+// One element of a runtime dtype, as fp32 (for small parameter vectors of any dtype).
+__device__ __forceinline__ float load_as_float(const void* p, DType t, std::int64_t i) {
+  switch (t) {
+    case DType::f16: return to_float(static_cast<const fp16_t*>(p)[i]);
+    case DType::bf16: return to_float(static_cast<const bf16_t*>(p)[i]);
+    default: return static_cast<const float*>(p)[i];
+  }
+}
+
+// N consecutive elements [c0, c0 + N) of a runtime-dtype vector as fp32; the elements outside
+// [0, n) are not read. Whole aligned runs use vector loads.
+template <int N>
+__device__ __forceinline__ void load_as_float(float (&out)[N], const void* base, DType t, std::int64_t c0,
+                                              std::int64_t n) {
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = static_cast<const T*>(base) + c0;
+    if (c0 >= 0 && c0 + N <= n && is_aligned_for<T, N>(p)) {
+      Fragment<T, N> f;
+      load_aligned(f, p);
+#pragma unroll
+      for (int e = 0; e < N; ++e) out[e] = to_float(f.v[e]);
+    } else {
+#pragma unroll
+      for (int e = 0; e < N; ++e) out[e] = (c0 + e >= 0 && c0 + e < n) ? to_float(p[e]) : 0.f;
+    }
+  };
+  switch (t) {
+    case DType::f16: run(fp16_t{}); break;
+    case DType::bf16: run(bf16_t{}); break;
+    default: run(float{}); break;
+  }
+}
+
+}  // namespace fusekit

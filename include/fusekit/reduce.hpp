@@ -1,0 +1,74 @@
+// fusekit/reduce.hpp: softmax, RMSNorm and LayerNorm over the last dimension.
+//
+//   fusekit::Status s = fusekit::rms_norm(in, out, {.weight = w, .eps = 1e-5f}, stream);
+//
+// Input and output dtypes (f32, f16, bf16) are chosen independently at run time. Each call
+// instantiates the kernels of every dtype pair it may meet; a translation unit that knows its
+// dtypes can name them and compile only those, e.g. fusekit::rms_norm<fusekit::DTypes<fusekit::bf16_t>>.
+//
+// Any N from 1 to reduce::max_cols(dtype) (f32: 524284, f16/bf16: 1048568), any number of rows
+// (0 is a no-op), any row stride >= N, pointers aligned to their element size (16-byte alignment
+// is not required; it is faster), in place allowed (out == in). Accumulation is fp32. A row's result
+// depends only on its values, N, the dtypes and the row's address modulo 16 bytes: never on how many
+// rows share the call. Errors are reported before any device work; nothing is written then.
+#pragma once
+
+#include "fusekit/reduce/dispatch.cuh"
+#include "fusekit/reduce/options.hpp"
+#include "fusekit/reduce/policies/layer_norm.cuh"
+#include "fusekit/reduce/policies/rms_norm.cuh"
+#include "fusekit/reduce/policies/softmax.cuh"
+
+namespace fusekit {
+
+template <class... T> struct DTypes {};
+using AllDTypes = DTypes<float, fp16_t, bf16_t>;
+
+namespace reduce {
+
+template <class Policy, class TIn, class... TOut>
+Status dispatch_out(const RowParams& p, DType out_dtype, DTypes<TOut...>, cudaStream_t stream) {
+  Status s{Errc::unsupported_dtype, std::string(Policy::kName) + ": output dtype " + dtype_name(out_dtype) +
+                                        " is not instantiated in this translation unit"};
+  ((dtype_v<TOut> == out_dtype ? (void)(s = launch_rows<Policy, TIn, TOut>(p, stream)) : (void)0), ...);
+  return s;
+}
+
+template <class Policy, class... TIn, class OutTypes>
+Status dispatch_in(const RowParams& p, DType in_dtype, DType out_dtype, DTypes<TIn...>, OutTypes outs,
+                   cudaStream_t stream) {
+  Status s{Errc::unsupported_dtype, std::string(Policy::kName) + ": input dtype " + dtype_name(in_dtype) +
+                                        " is not instantiated in this translation unit"};
+  ((dtype_v<TIn> == in_dtype ? (void)(s = dispatch_out<Policy, TIn>(p, out_dtype, outs, stream)) : (void)0), ...);
+  return s;
+}
+
+// Validates, then launches Policy over the rows of `in`.
+template <class Policy, class InTypes, class OutTypes>
+Status run(const ConstRows& in, const Rows& out, const NormOptions& options, cudaStream_t stream) {
+  RowParams p;
+  FUSEKIT_TRY(validate<Policy>(in, out, options, p));
+  if (p.rows == 0 || p.cols == 0) return {};
+  return dispatch_in<Policy>(p, in.dtype, out.dtype, InTypes{}, OutTypes{}, stream);
+}
+
+}  // namespace reduce
+
+template <class InTypes = AllDTypes, class OutTypes = InTypes>
+Status rms_norm(const ConstRows& in, const Rows& out, const NormOptions& options = {}, cudaStream_t stream = 0) {
+  return reduce::run<reduce::RmsNormPolicy, InTypes, OutTypes>(in, out, options, stream);
+}
+
+template <class InTypes = AllDTypes, class OutTypes = InTypes>
+Status layer_norm(const ConstRows& in, const Rows& out, const NormOptions& options = {}, cudaStream_t stream = 0) {
+  return reduce::run<reduce::LayerNormPolicy, InTypes, OutTypes>(in, out, options, stream);
+}
+
+template <class InTypes = AllDTypes, class OutTypes = InTypes>
+Status softmax(const ConstRows& in, const Rows& out, const SoftmaxOptions& options = {}, cudaStream_t stream = 0) {
+  NormOptions norm;
+  norm.stats = options.stats;
+  return reduce::run<reduce::SoftmaxPolicy, InTypes, OutTypes>(in, out, norm, stream);
+}
+
+}  // namespace fusekit

@@ -1,0 +1,41 @@
+// fusekit/reduce/policies/layer_norm.cuh: y = (x - mean) / sqrt(var + eps), then the optional affine.
+//
+// The variance is computed in two passes over the registers, centered, never as E[x^2] - E[x]^2.
+// Both passes sum x - x0, x0 being the row's first element: with a mean of 1e4 and a std of 1 the
+// sums then stay near the data's spread instead of 1e4 * N, and the mean never has to be rounded
+// to fp32 before it is subtracted (mean = x0 + d is kept as the pair).
+#pragma once
+
+#include "fusekit/reduce/row_params.hpp"
+
+namespace fusekit::reduce {
+
+struct LayerNormPolicy {
+  static constexpr const char* kName = "layer_norm";
+  static constexpr int kStats = 2;  // per-row output: mean, rstd
+  static constexpr bool kNeedsEps = true;
+  static constexpr bool kTakesWeight = true;
+  static constexpr bool kTakesBias = true;
+
+  struct Stats {
+    float pivot, shift, rstd;  // mean = pivot + shift
+  };
+
+  template <class Row> __device__ static Stats statistics(Row& row, const RowParams& p) {
+    const float pivot = row.first();
+    const float n = float(row.cols());
+    const float shift = row.sum([pivot](float x) { return x - pivot; }) / n;
+    const float var = row.sum([pivot, shift](float x) {
+      const float c = (x - pivot) - shift;
+      return c * c;
+    }) / n;
+    return {pivot, shift, rsqrtf(var + p.eps)};
+  }
+  __device__ static float normalize(float x, const Stats& s) { return ((x - s.pivot) - s.shift) * s.rstd; }
+  __device__ static void export_stats(float* out, const Stats& s) {
+    out[0] = s.pivot + s.shift;
+    out[1] = s.rstd;
+  }
+};
+
+}  // namespace fusekit::reduce

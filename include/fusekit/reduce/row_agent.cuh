@@ -1,0 +1,189 @@
+// fusekit/reduce/row_agent.cuh: one thread's share of one row, from load to store.
+//
+// The row is read once from HBM into registers as 16-byte vectors laid on the row's own alignment:
+// vector v covers columns [v*kVec - m, v*kVec - m + kVec), m being how many elements the row start
+// sits past a 16-byte boundary. Interior vectors are whole aligned loads; only the first and last may
+// be partial, and those are read element by element. So odd N (1537) and rows of a dense odd-width
+// matrix keep 16-byte loads for all but two vectors.
+//
+// The policy computes its statistics through sum()/max()/first(), then the agent writes
+// normalize(x) with the optional affine and adaLN modulation applied. All global writes happen
+// after the last reduction, which makes in-place calls (out == in, residual_out == residual) safe
+// even when a row is split over a cluster.
+#pragma once
+
+#include "fusekit/core/vector_io.cuh"
+#include "fusekit/reduce/row_params.hpp"
+#include "fusekit/reduce/row_reducer.cuh"
+
+namespace fusekit::reduce {
+
+template <class Policy, class TIn, class TOut, RowShape kShape> class RowAgent {
+ public:
+  static constexpr int kVec = 16 / int(sizeof(TIn));
+  static constexpr int kChunks = chunks_of(kShape);
+
+  __device__ RowAgent(const RowParams& p, ReducerStorage& storage, std::int64_t row, int rank, int vectors_per_cta)
+      : p_(p), reducer_(storage, blockDim.x), row_(row), active_(row < p.rows) {
+    const TIn* in_row = static_cast<const TIn*>(p.in) + (active_ ? row * p.in_stride : 0);
+    const int misalignment = int((reinterpret_cast<std::uintptr_t>(in_row) % 16) / sizeof(TIn));
+    const int row_vectors = (p.cols + misalignment + kVec - 1) / kVec;
+    const int first = rank * vectors_per_cta + int(threadIdx.x);  // this thread's vector in chunk 0
+    col0_ = first * kVec - misalignment;
+    // Chunks c < live_chunks_ hold vectors of the row: inside this CTA's share and inside the row.
+    const int cta_end = min(row_vectors, (rank + 1) * vectors_per_cta);
+    live_chunks_ = active_ && first < cta_end ? (cta_end - first + int(blockDim.x) - 1) / int(blockDim.x) : 0;
+  }
+
+  // The statistics pass and the write pass; the policy decides what is reduced.
+  __device__ void run() {
+    load();
+    const typename Policy::Stats stats = Policy::statistics(*this, p_);
+    store(stats);
+  }
+
+  // --- what a policy may ask of the row ---------------------------------------------------------
+  __device__ int cols() const { return p_.cols; }
+
+  template <class F> __device__ float sum(F f) { return transform_reduce<SumOp>(f); }
+  template <class F> __device__ float max(F f) { return transform_reduce<MaxOp>(f); }
+
+  // Element 0 of the row (after the residual add), the same value in every thread of the row.
+  // Read from global memory before any reduction, hence before any CTA of the row writes.
+  __device__ float first() const {
+    if (!active_) return 0.f;
+    float x = to_float(static_cast<const TIn*>(p_.in)[row_ * p_.in_stride]);
+    if (p_.residual)
+      x = round_to_input(x + to_float(static_cast<const TIn*>(p_.residual)[row_ * p_.residual_stride]));
+    return x;
+  }
+
+ private:
+  __device__ static float round_to_input(float x) { return to_float(from_float<TIn>(x)); }
+  // First column of chunk c (negative for the head of a misaligned row).
+  __device__ int col(int c) const { return col0_ + c * int(blockDim.x) * kVec; }
+  __device__ bool live(int c) const { return c < live_chunks_; }
+  __device__ bool whole(int c) const { return col(c) >= 0 && col(c) + kVec <= p_.cols; }
+  __device__ bool inside(int c, int e) const { return col(c) + e >= 0 && col(c) + e < p_.cols; }
+
+  // Reads a vector of a row of T at columns [col, col + kVec): one aligned load when the vector is
+  // whole and the address allows it, else element by element (zero outside the row).
+  template <class T> __device__ void read(Fragment<T, kVec>& f, const T* row, int c) const {
+    const T* p = row + col(c);
+    if (whole(c) && is_aligned_for<T, kVec>(p)) {
+      load_aligned(f, p);
+    } else {
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) f.v[e] = inside(c, e) ? p[e] : from_float<T>(0.f);
+    }
+  }
+  template <class T> __device__ void write(T* row, const Fragment<T, kVec>& f, int c) const {
+    T* p = row + col(c);
+    if (whole(c) && is_aligned_for<T, kVec>(p)) {
+      store_aligned(p, f);
+    } else {
+#pragma unroll
+      for (int e = 0; e < kVec; ++e)
+        if (inside(c, e)) p[e] = f.v[e];
+    }
+  }
+
+  __device__ void load() {
+    const TIn* in_row = static_cast<const TIn*>(p_.in) + row_ * p_.in_stride;
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c)
+      if (live(c)) read(x_[c], in_row, c);
+    if (p_.residual == nullptr) return;
+    const TIn* res_row = static_cast<const TIn*>(p_.residual) + row_ * p_.residual_stride;
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c) {
+      if (!live(c)) continue;
+      Fragment<TIn, kVec> r;
+      read(r, res_row, c);
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) x_[c].v[e] = from_float<TIn>(to_float(x_[c].v[e]) + to_float(r.v[e]));
+    }
+  }
+
+  template <class Op, class F> __device__ float transform_reduce(F f) {
+    float acc[kVec];
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) acc[e] = Op::identity();
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c) {
+      if (!live(c)) continue;
+      const bool all = whole(c);
+#pragma unroll
+      for (int e = 0; e < kVec; ++e)
+        if (all || inside(c, e)) acc[e] = Op::combine(acc[e], f(to_float(x_[c].v[e])));
+    }
+#pragma unroll
+    for (int width = kVec / 2; width >= 1; width /= 2)
+#pragma unroll
+      for (int e = 0; e < width; ++e) acc[e] = Op::combine(acc[e], acc[e + width]);
+    return reducer_.template all_reduce<Op>(acc[0]);
+  }
+
+  __device__ void store(const typename Policy::Stats& stats) {
+    if (!active_) return;
+    if (p_.stats && threadIdx.x == 0 && col(0) <= 0)  // the thread that holds column 0
+      Policy::export_stats(p_.stats + row_ * Policy::kStats, stats);
+
+    const void* scale = nullptr;
+    const void* shift = nullptr;
+    bool bad_index = false;
+    if (p_.mod_index) {
+      const std::int32_t t = p_.mod_index[row_];
+      bad_index = t < 0 || t >= p_.mod_rows;
+      if (!bad_index) {
+        const std::int64_t offset = std::int64_t(t) * p_.mod_stride * std::int64_t(dtype_size(p_.mod_dtype));
+        scale = static_cast<const char*>(p_.mod_scale) + offset;
+        shift = static_cast<const char*>(p_.mod_shift) + offset;
+      }
+    }
+
+    TOut* out_row = static_cast<TOut*>(p_.out) + row_ * p_.out_stride;
+    TIn* res_out_row = p_.residual_out ? static_cast<TIn*>(p_.residual_out) + row_ * p_.residual_out_stride : nullptr;
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c) {
+      if (!live(c)) continue;
+      if (res_out_row) write(res_out_row, x_[c], c);
+      float y[kVec];
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) y[e] = Policy::normalize(to_float(x_[c].v[e]), stats);
+      if (p_.weight) {
+        float w[kVec];
+        load_as_float(w, p_.weight, p_.weight_dtype, col(c), p_.cols);
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) y[e] *= w[e] + p_.weight_offset;
+      }
+      if (p_.bias) {
+        float b[kVec];
+        load_as_float(b, p_.bias, p_.bias_dtype, col(c), p_.cols);
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) y[e] += b[e];
+      }
+      if (scale) {
+        float s[kVec], h[kVec];
+        load_as_float(s, scale, p_.mod_dtype, col(c), p_.cols);
+        load_as_float(h, shift, p_.mod_dtype, col(c), p_.cols);
+#pragma unroll
+        for (int e = 0; e < kVec; ++e) y[e] = fmaf(y[e], 1.f + s[e], h[e]);
+      }
+      Fragment<TOut, kVec> o;
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) o.v[e] = from_float<TOut>(bad_index ? NAN : y[e]);
+      write(out_row, o, c);
+    }
+  }
+
+  const RowParams& p_;
+  RowReducer<kShape> reducer_;
+  std::int64_t row_;
+  bool active_;
+  int col0_ = 0;
+  int live_chunks_ = 0;
+  Fragment<TIn, kVec> x_[kChunks];
+};
+
+}  // namespace fusekit::reduce

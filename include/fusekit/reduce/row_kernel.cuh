@@ -1,0 +1,35 @@
+// fusekit/reduce/row_kernel.cuh: the row kernels. Each CTA hands one row (or a slice of a row, in a
+// cluster) to a RowAgent; all the work is in the agent and the policy.
+#pragma once
+
+#include "fusekit/reduce/row_agent.cuh"
+
+namespace fusekit::reduce {
+
+// Rows per CTA = blockDim.y; threads per row = blockDim.x.
+template <class Policy, class TIn, class TOut, RowShape kShape>
+__global__ void __launch_bounds__(max_threads_of(kShape)) row_kernel(const RowParams p, int vectors_per_row) {
+  static_assert(kShape != RowShape::cluster);
+  __shared__ ReducerStorage storage;
+  const std::int64_t row = std::int64_t(blockIdx.x) * blockDim.y + threadIdx.y;
+  RowAgent<Policy, TIn, TOut, kShape> agent(p, storage, row, 0, vectors_per_row);
+  agent.run();
+}
+
+// One row per cluster of gridDim.x / rows CTAs; each CTA holds vectors_per_cta vectors of it.
+template <class Policy, class TIn, class TOut>
+__global__ void __launch_bounds__(max_threads_of(RowShape::cluster))
+    row_cluster_kernel(const RowParams p, int vectors_per_cta) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  namespace cg = cooperative_groups;
+  __shared__ ReducerStorage storage;
+  cg::cluster_group cluster = cg::this_cluster();
+  const unsigned rank = cluster.block_rank();
+  const std::int64_t row = blockIdx.x / cluster.num_blocks();
+  RowAgent<Policy, TIn, TOut, RowShape::cluster> agent(p, storage, row, int(rank), vectors_per_cta);
+  agent.run();
+  cluster.sync();  // keep this CTA's shared memory alive until every peer has read its partials
+#endif
+}
+
+}  // namespace fusekit::reduce

@@ -1,0 +1,43 @@
+// fusekit/reduce/row_params.hpp: what the host hands the row kernel (plain data, passed by value).
+#pragma once
+
+#include "fusekit/core/dtype.hpp"
+
+#include <cstdint>
+
+namespace fusekit::reduce {
+
+struct RowParams {
+  const void* in = nullptr;
+  std::int64_t in_stride = 0;
+  void* out = nullptr;
+  std::int64_t out_stride = 0;
+
+  // Fused residual: x = round_to_input_dtype(in + residual), written to residual_out when given.
+  const void* residual = nullptr;
+  std::int64_t residual_stride = 0;
+  void* residual_out = nullptr;
+  std::int64_t residual_out_stride = 0;
+
+  // Affine: y = y * (weight + weight_offset) + bias.
+  const void* weight = nullptr;
+  DType weight_dtype = DType::f32;
+  float weight_offset = 0.f;
+  const void* bias = nullptr;
+  DType bias_dtype = DType::f32;
+
+  // adaLN modulation: t = mod_index[row]; y = y * (1 + scale[t][col]) + shift[t][col].
+  const void* mod_scale = nullptr;
+  const void* mod_shift = nullptr;
+  DType mod_dtype = DType::f32;
+  std::int64_t mod_stride = 0;
+  const std::int32_t* mod_index = nullptr;
+  std::int32_t mod_rows = 0;
+
+  float* stats = nullptr;  // Policy::kStats floats per row
+  std::int64_t rows = 0;
+  std::int32_t cols = 0;
+  float eps = 0.f;
+};
+
+}  // namespace fusekit::reduce

@@ -1,0 +1,91 @@
+// fusekit/reduce/tile_traits.hpp: how a row is laid out over threads, chosen from N and dtype alone.
+//
+// A row of N elements is read as 16-byte vectors. A thread holds `chunks` vectors in registers, a
+// row is spread over `threads_per_row` threads of one CTA, and long rows over a `cluster` of CTAs that
+// combine their partial reductions through distributed shared memory. Because the choice depends on
+// N and the input dtype only (never on the number of rows), a row's arithmetic, and so its result,
+// is the same whether it is reduced alone or among thousands.
+//
+// Why these numbers (H200, see benchmark/RESULTS.md):
+//  * 16-byte vectors and several per thread keep >= 16 KB in flight per SM, enough to cover HBM latency.
+//  * short rows use sub-warp groups (4..32 threads, shuffles only) so small N does not idle lanes;
+//  * up to 4096 vectors (bf16 N <= 32K) a single CTA holds the row (<= 512 threads x 8 vectors);
+//  * beyond that the row is split over a cluster of 2..16 CTAs (16 vectors a thread), so that 8 rows of 262144
+//    elements occupy most of the 132 SMs instead of 8 of them.
+#pragma once
+
+#include "fusekit/core/dtype.hpp"
+
+#include <cstdint>
+
+namespace fusekit::reduce {
+
+// Compile-time part of the layout: the kernel is instantiated once per distinct value.
+enum class RowShape : std::uint8_t {
+  sub_warp,  // 2 vectors per thread, 4..32 threads per row, many rows per CTA
+  warps,     // 4 vectors per thread, 32..256 threads per row
+  block,     // 8 vectors per thread, 128..512 threads per row, one row per CTA
+  cluster,   // 16 vectors per thread, up to 512 threads per CTA, 2..16 CTAs per row
+};
+
+FUSEKIT_HD constexpr int chunks_of(RowShape s) {
+  return s == RowShape::sub_warp ? 2 : s == RowShape::warps ? 4 : s == RowShape::block ? 8 : 16;
+}
+FUSEKIT_HD constexpr int max_threads_of(RowShape s) {
+  return s == RowShape::sub_warp || s == RowShape::warps ? 256 : 512;
+}
+
+struct RowConfig {
+  RowShape shape = RowShape::sub_warp;
+  int threads_per_row = 0;  // per CTA
+  int cluster = 1;          // CTAs per row
+  int vectors = 0;          // 16-byte vectors a row may span (N plus the worst misalignment)
+  int chunks() const { return chunks_of(shape); }
+};
+
+constexpr int kMaxCluster = 16;
+
+constexpr int elements_per_vector(DType t) { return 16 / static_cast<int>(dtype_size(t)); }
+
+// The longest supported row for an input dtype: 16 CTAs x 512 threads x 16 vectors, less one
+// vector of misalignment slack. f32: 524284, f16/bf16: 1048568.
+constexpr std::int64_t max_cols(DType t) {
+  return (std::int64_t(kMaxCluster) * 512 * 16 - 1) * elements_per_vector(t);
+}
+
+constexpr int round_up(int x, int m) { return (x + m - 1) / m * m; }
+constexpr int ceil_div(std::int64_t a, std::int64_t b) { return static_cast<int>((a + b - 1) / b); }
+constexpr int next_pow2(int x) {
+  int p = 1;
+  while (p < x) p *= 2;
+  return p;
+}
+
+// Precondition: 1 <= cols <= max_cols(t).
+constexpr RowConfig select_row_config(std::int64_t cols, DType t) {
+  const int vec = elements_per_vector(t);
+  // A row whose start is not 16-byte aligned spans one more vector than an aligned one.
+  const int vectors = ceil_div(cols + vec - 1, vec);
+  RowConfig c;
+  c.vectors = vectors;
+  if (vectors <= 2 * 32) {
+    c.shape = RowShape::sub_warp;
+    int t = next_pow2(ceil_div(vectors, 2));
+    c.threads_per_row = t < 4 ? 4 : t;
+  } else if (vectors <= 4 * 256) {
+    c.shape = RowShape::warps;
+    c.threads_per_row = round_up(ceil_div(vectors, 4), 32);
+  } else if (vectors <= 8 * 512) {
+    c.shape = RowShape::block;
+    c.threads_per_row = round_up(ceil_div(vectors, 8), 32);
+  } else {
+    c.shape = RowShape::cluster;
+    int cluster = 2;
+    while (cluster < kMaxCluster && ceil_div(vectors, cluster * 16) > 512) cluster *= 2;
+    c.cluster = cluster;
+    c.threads_per_row = round_up(ceil_div(vectors, cluster * 16), 32);
+  }
+  return c;
+}
+
+}  // namespace fusekit::reduce
