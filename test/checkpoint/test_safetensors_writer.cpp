@@ -1,0 +1,192 @@
+// The safetensors writer: layout, 8-byte header padding, stable order, atomic replacement,
+// and bad input that creates no file.
+#include <doctest/doctest.h>
+
+#include "checkpoint/temp_dir.hpp"
+#include "fusekit/checkpoint/sharded_checkpoint.hpp"
+#include "support/gpu.hpp"
+
+#include <cstring>
+#include <memory>
+#include <random>
+
+using namespace fusekit;
+using namespace fusekit::checkpoint;
+using fusekit::test::TempDir;
+
+namespace {
+
+std::shared_ptr<const std::vector<std::byte>> random_buffer(std::size_t n, std::mt19937_64& rng) {
+  auto b = std::make_shared<std::vector<std::byte>>(n);
+  for (auto& x : *b) x = static_cast<std::byte>(rng() & 0xFF);
+  return b;
+}
+
+OutputTensor buffer_tensor(std::string name, TensorDType t, Shape shape, std::mt19937_64& rng) {
+  const std::uint64_t n = *byte_size(t, shape);
+  return {{std::move(name), t, std::move(shape)}, {Piece::of_buffer(random_buffer(n, rng))}};
+}
+
+bool same_bytes(std::span<const std::byte> a, const Piece& p) {
+  return a.size() == p.size && std::memcmp(a.data(), p.bytes.data(), a.size()) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("writer: header padded to 8 bytes, data in the given order, read back bit for bit") {
+  std::mt19937_64 rng(fusekit::test::fresh_seed());
+  TempDir dir;
+  std::vector<OutputTensor> ts;
+  ts.push_back(buffer_tensor("z.last_name_first", TensorDType::BF16, {3, 5}, rng));
+  ts.push_back(buffer_tensor("a.weight", TensorDType::F32, {7}, rng));
+  ts.push_back(buffer_tensor("m.empty", TensorDType::I64, {0}, rng));
+  ts.push_back(buffer_tensor("scalar", TensorDType::F64, {}, rng));
+  const std::string path = dir / "out.safetensors";
+  REQUIRE(write_safetensors_file(path, ts, {{"format", "pt"}}).ok());
+  CHECK(dir.entries() == std::vector<std::string>{"out.safetensors"});  // no temporary left
+
+  SafetensorsFile f;
+  REQUIRE(SafetensorsFile::open(path, f).ok());
+  CHECK(f.header().data_start % 8 == 0);
+  CHECK(f.header().metadata == Metadata{{"format", "pt"}});
+  REQUIRE(f.size() == ts.size());
+  for (std::size_t i = 0; i < ts.size(); ++i) {
+    TensorView v = f.view(i);
+    CHECK(v.spec->name == ts[i].spec.name);  // data order is the order given
+    CHECK(v.spec->shape == ts[i].spec.shape);
+    CHECK(v.spec->dtype == ts[i].spec.dtype);
+    CHECK(same_bytes(v.bytes, ts[i].pieces[0]));
+  }
+}
+
+TEST_CASE("writer: pieces from another file, by kernel copy and from memory, and generated ones") {
+  std::mt19937_64 rng(fusekit::test::fresh_seed());
+  TempDir dir;
+  std::vector<OutputTensor> src;
+  src.push_back(buffer_tensor("w", TensorDType::BF16, {8, 6}, rng));
+  REQUIRE(write_safetensors_file(dir / "src.safetensors", src).ok());
+  SafetensorsFile in;
+  REQUIRE(SafetensorsFile::open(dir / "src.safetensors", in).ok());
+  TensorView w = in.find("w");
+  const std::uint64_t half = w.bytes.size() / 2;
+
+  for (bool kernel_copy : {true, false}) {
+    CAPTURE(kernel_copy);
+    std::vector<OutputTensor> out;
+    out.push_back({{"swapped", TensorDType::BF16, {8, 6}}, {Piece::of(w, half, half), Piece::of(w, 0, half)}});
+    out.push_back({{"counted", TensorDType::U8, {300}}, {Piece::generated(300, [](std::uint64_t at, std::span<std::byte> b) {
+                     for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<std::byte>((at + i) * 7);
+                   })}});
+    WriteOptions opt;
+    opt.kernel_copy = kernel_copy;
+    opt.chunk_bytes = 13;  // many small chunks: offsets across chunk edges must be right
+    REQUIRE(write_safetensors_file(dir / "dst.safetensors", out, {}, opt).ok());
+    SafetensorsFile f;
+    REQUIRE(SafetensorsFile::open(dir / "dst.safetensors", f).ok());
+    auto s = f.find("swapped").bytes;
+    CHECK(std::memcmp(s.data(), w.bytes.data() + half, half) == 0);
+    CHECK(std::memcmp(s.data() + half, w.bytes.data(), half) == 0);
+    auto c = f.find("counted").bytes;
+    bool all = true;
+    for (std::size_t i = 0; i < c.size(); ++i) all = all && c[i] == static_cast<std::byte>(i * 7);
+    CHECK(all);
+  }
+}
+
+TEST_CASE("writer: bad input is refused before any file exists, and an old file survives") {
+  std::mt19937_64 rng(fusekit::test::fresh_seed());
+  TempDir dir;
+  const std::string path = dir / "out.safetensors";
+  fusekit::test::write_file(path, "old contents");
+
+  std::vector<OutputTensor> dup;
+  dup.push_back(buffer_tensor("x", TensorDType::F32, {2}, rng));
+  dup.push_back(buffer_tensor("x", TensorDType::F32, {2}, rng));
+  Status s = write_safetensors_file(path, dup);
+  CHECK(s.code() == Errc::bad_argument);
+  CHECK(s.message().find("duplicate tensor name \"x\"") != std::string::npos);
+
+  std::vector<OutputTensor> short_piece;
+  short_piece.push_back(buffer_tensor("x", TensorDType::F32, {2}, rng));
+  short_piece[0].spec.shape = {3};
+  s = write_safetensors_file(path, short_piece);
+  CHECK(s.message().find("has 8 bytes of pieces, shape [3] needs 12") != std::string::npos);
+
+  std::vector<OutputTensor> reserved;
+  reserved.push_back(buffer_tensor("__metadata__", TensorDType::F32, {2}, rng));
+  CHECK(!write_safetensors_file(path, reserved).ok());
+
+  CHECK(dir.entries() == std::vector<std::string>{"out.safetensors"});
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  CHECK(text == "old contents");
+}
+
+TEST_CASE("writer: a source descriptor the kernel cannot copy from falls back to the mapped bytes") {
+  std::mt19937_64 rng(fusekit::test::fresh_seed());
+  TempDir dir;
+  auto bytes = random_buffer(40, rng);
+  Piece p = Piece::of_buffer(bytes);
+  p.fd = 1'000'000;  // not open: copy_file_range fails with EBADF
+  std::vector<OutputTensor> ts{{{"b", TensorDType::U8, {40}}, {p}}};
+  REQUIRE(write_safetensors_file(dir / "out.safetensors", ts).ok());
+  SafetensorsFile f;
+  REQUIRE(SafetensorsFile::open(dir / "out.safetensors", f).ok());
+  CHECK(same_bytes(f.find("b").bytes, p));
+}
+
+TEST_CASE("writer: a file dropped before commit (any error path) leaves nothing behind") {
+  std::mt19937_64 rng(fusekit::test::fresh_seed());
+  TempDir dir;
+  std::vector<OutputTensor> ts;
+  ts.push_back(buffer_tensor("a", TensorDType::F32, {4}, rng));
+  AtomicFile f;
+  REQUIRE(AtomicFile::create(dir / "x.safetensors", f).ok());
+  REQUIRE(write_safetensors(f, ts, {}).ok());
+  const std::string temp = f.temp_path();
+  CHECK(std::filesystem::exists(temp));
+  CHECK(!std::filesystem::exists(dir / "x.safetensors"));  // nothing under the name while writing
+  { AtomicFile dropped = std::move(f); }
+  CHECK(dir.entries().empty());
+}
+
+TEST_CASE("sharded checkpoint: shards plus index, written and read back") {
+  std::mt19937_64 rng(fusekit::test::fresh_seed());
+  TempDir dir;
+  std::vector<OutputTensor> ts;
+  for (int i = 0; i < 7; ++i) {
+    std::string name = "t";
+    name += std::to_string(i);
+    ts.push_back(buffer_tensor(name, TensorDType::F32, {16}, rng));
+  }
+  const auto keep = ts;
+  ShardingOptions sh;
+  sh.max_shard_bytes = 150;  // two 64-byte tensors a shard
+  REQUIRE(write_checkpoint(dir.path(), ts, {}, sh).ok());
+  CHECK(dir.entries() == std::vector<std::string>{"model-00001-of-00004.safetensors", "model-00002-of-00004.safetensors",
+                                                  "model-00003-of-00004.safetensors", "model-00004-of-00004.safetensors",
+                                                  "model.safetensors.index.json"});
+  Checkpoint c;
+  REQUIRE(Checkpoint::open(dir.path(), c).ok());
+  CHECK(c.size() == 7);
+  CHECK(c.shards().size() == 4);
+  for (const auto& t : keep) CHECK(same_bytes(c.find(t.spec.name).bytes, t.pieces[0]));
+
+  SUBCASE("an index naming a tensor its shard lacks is refused") {
+    fusekit::test::write_file(dir / "model.safetensors.index.json",
+                              R"({"weight_map":{"t0":"model-00001-of-00004.safetensors","t9":"model-00001-of-00004.safetensors"}})");
+    Status s = Checkpoint::open(dir.path(), c);
+    CHECK(s.code() == Errc::bad_format);
+    CHECK(s.message().find("\"t9\"") != std::string::npos);
+  }
+  SUBCASE("a shard tensor missing from the index is refused") {
+    fusekit::test::write_file(dir / "model.safetensors.index.json",
+                              R"({"weight_map":{"t0":"model-00001-of-00004.safetensors"}})");
+    Status s = Checkpoint::open(dir.path(), c);
+    CHECK(s.message().find("holds \"t1\", which the index does not list") != std::string::npos);
+  }
+  SUBCASE("an index pointing outside its directory is refused") {
+    fusekit::test::write_file(dir / "model.safetensors.index.json", R"({"weight_map":{"t0":"../x.safetensors"}})");
+    CHECK(Checkpoint::open(dir.path(), c).message().find("not a file beside the index") != std::string::npos);
+  }
+}
