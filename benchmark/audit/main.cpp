@@ -119,6 +119,13 @@ int run_logged(const std::vector<std::string>& argv, const fs::path& log) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+// The filter a benchmark binary gets: the audit's filter and this side's impl, so that a binary
+// holding several impls runs only the one audited (POSIX extended regex, Google Benchmark's dialect).
+std::string binary_filter(const std::string& filter, const std::string& impl) {
+  const std::string part = "/" + impl + "/";
+  return filter.empty() ? part : "(" + filter + ").*" + part + "|" + part + ".*(" + filter + ")";
+}
+
 std::string absolute(const std::string& p) { return fs::weakly_canonical(fs::absolute(p)).string(); }
 
 // Computes the audit of a recorded directory into DIR/audit.json; 0 when it passes.
@@ -155,7 +162,8 @@ int live_audit(const Args& a) {
       argv = control;
       argv.insert(argv.end(), {"--filter", a.options.filter, "--out", report.string()});
     } else {
-      argv = {absolute(side == "reference" ? a.reference : a.candidate), "--benchmark_filter=" + a.options.filter,
+      const std::string& impl = side == "reference" ? a.options.reference_impl : a.options.candidate_impl;
+      argv = {absolute(side == "reference" ? a.reference : a.candidate), "--benchmark_filter=" + binary_filter(a.options.filter, impl),
               "--benchmark_out=" + report.string(), "--benchmark_out_format=json", "--require-gpu"};
       argv.insert(argv.end(), a.bench_args.begin(), a.bench_args.end());
     }
