@@ -134,7 +134,7 @@ class Checkpoint {
 
 struct ShardingOptions {
   std::uint64_t max_shard_bytes = 5'000'000'000;  // the size the Hugging Face tools default to
-  std::string prefix = "model";
+  std::string_view prefix = "model";  // shard files are <prefix>-0000i-of-0000n.safetensors
 };
 
 struct WriteProgress {
@@ -160,11 +160,11 @@ inline std::vector<std::vector<OutputTensor>> partition_shards(std::vector<Outpu
   return shards;
 }
 
-inline std::string shard_file_name(const std::string& prefix, std::size_t i, std::size_t n) {
-  if (n == 1) return prefix + ".safetensors";
+inline std::string shard_file_name(std::string_view prefix, std::size_t i, std::size_t n) {
+  if (n == 1) return std::string(prefix) + ".safetensors";
   char buf[64];
   std::snprintf(buf, sizeof buf, "-%05zu-of-%05zu.safetensors", i + 1, n);
-  return prefix + buf;
+  return std::string(prefix) + buf;
 }
 
 // Writes a whole checkpoint into `dir` (created if missing). All shards and the index
@@ -203,7 +203,7 @@ inline Status write_checkpoint(const std::string& dir, std::vector<OutputTensor>
     nlohmann::json index = {{"metadata", {{"total_size", tensor_bytes}}}, {"weight_map", weight_map}};
     const std::string text = index.dump(2) + "\n";
     files.emplace_back();
-    FUSEKIT_TRY(AtomicFile::create(dir + "/" + sharding.prefix + ".safetensors.index.json", files.back()));
+    FUSEKIT_TRY(AtomicFile::create(dir + "/" + std::string(sharding.prefix) + ".safetensors.index.json", files.back()));
     FUSEKIT_TRY(detail::pwrite_all(files.back().fd(), reinterpret_cast<const std::byte*>(text.data()), text.size(), 0,
                                    files.back().temp_path()));
   }
