@@ -18,7 +18,7 @@ __global__ void __launch_bounds__(max_threads_of(kShape)) row_kernel(const RowPa
 
 // One row per cluster of gridDim.x / rows CTAs; each CTA holds vectors_per_cta vectors of it.
 template <class Policy, class TIn, class TOut>
-__global__ void __launch_bounds__(max_threads_of(RowShape::cluster))
+__global__ void __launch_bounds__(max_threads_of(RowShape::cluster), 1)
     row_cluster_kernel(const RowParams p, int vectors_per_cta) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;

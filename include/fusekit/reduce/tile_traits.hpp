@@ -7,11 +7,13 @@
 // is the same whether it is reduced alone or among thousands.
 //
 // Why these numbers (H200, see benchmark/RESULTS.md):
-//  * 16-byte vectors and several per thread keep >= 16 KB in flight per SM, enough to cover HBM latency.
+//  * 16-byte vectors and several per thread keep enough bytes in flight per SM to cover HBM latency;
 //  * short rows use sub-warp groups (4..32 threads, shuffles only) so small N does not idle lanes;
-//  * up to 4096 vectors (bf16 N <= 32K) a single CTA holds the row (<= 512 threads x 8 vectors);
-//  * beyond that the row is split over a cluster of 2..16 CTAs (16 vectors a thread), so that 8 rows of 262144
-//    elements occupy most of the 132 SMs instead of 8 of them.
+//  * a CTA holds at most ~40 KB of a row, so that two or more CTAs share an SM and one's loads
+//    overlap another's reduction; longer rows are split over a cluster of 2..16 CTAs, which also
+//    keeps 8 rows of 262144 elements on 128 SMs instead of 8;
+//  * thread counts are multiples of 32 up to a cap 32 above a power of two: a row whose start is not
+//    16-byte aligned spans one vector more than an aligned one, and N is often a power of two.
 #pragma once
 
 #include "fusekit/core/dtype.hpp"
@@ -23,16 +25,16 @@ namespace fusekit::reduce {
 // Compile-time part of the layout: the kernel is instantiated once per distinct value.
 enum class RowShape : std::uint8_t {
   sub_warp,  // 2 vectors per thread, 4..32 threads per row, many rows per CTA
-  warps,     // 4 vectors per thread, 32..256 threads per row
-  block,     // 8 vectors per thread, 128..512 threads per row, one row per CTA
-  cluster,   // 16 vectors per thread, up to 512 threads per CTA, 2..16 CTAs per row
+  warps,     // 4 vectors per thread, 32..288 threads per row
+  block,     // 8 vectors per thread, 160..288 threads per row, one row per CTA
+  cluster,   // 16 vectors per thread, 32..288 threads per CTA, 2..16 CTAs per row
 };
 
 FUSEKIT_HD constexpr int chunks_of(RowShape s) {
   return s == RowShape::sub_warp ? 2 : s == RowShape::warps ? 4 : s == RowShape::block ? 8 : 16;
 }
 FUSEKIT_HD constexpr int max_threads_of(RowShape s) {
-  return s == RowShape::sub_warp || s == RowShape::warps ? 256 : 512;
+  return s == RowShape::sub_warp ? 256 : 288;
 }
 
 struct RowConfig {
@@ -47,10 +49,11 @@ constexpr int kMaxCluster = 16;
 
 constexpr int elements_per_vector(DType t) { return 16 / static_cast<int>(dtype_size(t)); }
 
-// The longest supported row for an input dtype: 16 CTAs x 512 threads x 16 vectors, less one
-// vector of misalignment slack. f32: 524284, f16/bf16: 1048568.
+// The longest supported row for an input dtype: 16 CTAs x 288 threads x 16 vectors, less one
+// vector of misalignment slack. f32: 294908, f16/bf16: 589816.
 constexpr std::int64_t max_cols(DType t) {
-  return (std::int64_t(kMaxCluster) * 512 * 16 - 1) * elements_per_vector(t);
+  return (std::int64_t(kMaxCluster) * max_threads_of(RowShape::cluster) * chunks_of(RowShape::cluster) - 1) *
+         elements_per_vector(t);
 }
 
 constexpr int round_up(int x, int m) { return (x + m - 1) / m * m; }
@@ -72,16 +75,17 @@ constexpr RowConfig select_row_config(std::int64_t cols, DType t) {
     c.shape = RowShape::sub_warp;
     int t = next_pow2(ceil_div(vectors, 2));
     c.threads_per_row = t < 4 ? 4 : t;
-  } else if (vectors <= 4 * 256) {
+  } else if (vectors <= 4 * max_threads_of(RowShape::warps)) {
     c.shape = RowShape::warps;
     c.threads_per_row = round_up(ceil_div(vectors, 4), 32);
-  } else if (vectors <= 8 * 512) {
+  } else if (vectors <= 8 * max_threads_of(RowShape::block)) {
     c.shape = RowShape::block;
     c.threads_per_row = round_up(ceil_div(vectors, 8), 32);
   } else {
+    // Split so each CTA holds <= 160 threads x 16 vectors (40 KB), up to 16 CTAs.
     c.shape = RowShape::cluster;
     int cluster = 2;
-    while (cluster < kMaxCluster && ceil_div(vectors, cluster * 16) > 512) cluster *= 2;
+    while (cluster < kMaxCluster && ceil_div(vectors, cluster * 16) > 160) cluster *= 2;
     c.cluster = cluster;
     c.threads_per_row = round_up(ceil_div(vectors, cluster * 16), 32);
   }

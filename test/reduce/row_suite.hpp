@@ -1,0 +1,144 @@
+// The test list every row op goes through; each op's translation unit instantiates it once.
+#pragma once
+
+#include "reduce/row_case.hpp"
+
+#include <cstring>
+
+namespace fusekit::test {
+
+template <RowOp kOp> RowRun check_case(const RowCase& c, std::uint64_t seed = fresh_seed()) {
+  INFO("case: " << dtype_name(c.in) << "->" << dtype_name(c.out) << " " << c.rows << "x" << c.cols
+                << " strides " << c.in_stride << "/" << c.out_stride << " shifts " << c.in_shift << "/"
+                << c.out_shift << " in_place " << c.in_place << " seed " << seed);
+  RowRun r = run_row_case<kOp>(c, seed);
+  REQUIRE_MESSAGE(r.status.ok(), r.status.to_string());
+  CHECK(r.unwritten == 0);
+  CHECK(r.residual_mismatch == 0);
+  CHECK(r.max_scaled_error <= 1.0);
+  return r;
+}
+
+// The seed audit's four shapes in every dtype.
+template <RowOp kOp> void suite_seed_shapes() {
+  const std::int64_t shapes[][2] = {{37, 1537}, {256, 3072}, {768, 6144}, {1024, 4096}};
+  for (const auto& [m, n] : shapes)
+    for (DType t : {DType::f32, DType::f16, DType::bf16}) {
+      RowCase c;
+      c.in = c.out = t;
+      c.rows = m;
+      c.cols = n;
+      check_case<kOp>(c);
+    }
+}
+
+// Row lengths across every layout (sub-warp, warps, block, cluster) and row counts up to 4096.
+template <RowOp kOp> void suite_sizes() {
+  const std::int64_t lengths[] = {1, 2, 3, 7, 127, 128, 1537, 4097, 5376, 65537, 262144};
+  const std::int64_t counts[] = {0, 1, 37, 4096};
+  const DType types[] = {DType::f32, DType::bf16, DType::f16};
+  int k = 0;
+  for (std::int64_t n : lengths)
+    for (std::int64_t m : counts) {
+      if (m == 4096 && n > 5376) m = 8;  // keeps the host reference fast; 8 rows of a long row still fill clusters
+      RowCase c;
+      c.in = c.out = types[k++ % 3];
+      c.rows = m;
+      c.cols = n;
+      check_case<kOp>(c);
+    }
+  RowCase longest;  // the stated maximum row length runs; one more is rejected (suite_rejects)
+  longest.in = longest.out = DType::bf16;
+  longest.rows = 2;
+  longest.cols = reduce::max_cols(DType::bf16);
+  check_case<kOp>(longest);
+}
+
+// Strides, misaligned pointers, in place, mixed dtypes.
+template <RowOp kOp> void suite_layouts() {
+  for (std::int64_t n : {7, 1537, 5376, 40000}) {
+    RowCase c;
+    c.rows = 37;
+    c.cols = n;
+    for (DType t : {DType::f32, DType::bf16}) {
+      c.in = c.out = t;
+      c.in_stride = n + 3;
+      c.out_stride = n + 11;
+      check_case<kOp>(c);  // strided: padding must stay untouched
+      c.in_stride = c.out_stride = 0;
+      c.in_shift = 1;
+      c.out_shift = 3;
+      check_case<kOp>(c);  // misaligned, differently for in and out
+      c.out_shift = 1;
+      check_case<kOp>(c);  // misaligned alike
+      c.in_shift = c.out_shift = 0;
+      c.in_place = true;
+      check_case<kOp>(c);
+      c.in_place = false;
+    }
+    c.in = DType::f32;
+    c.out = DType::bf16;
+    check_case<kOp>(c);
+    c.in = DType::bf16;
+    c.out = DType::f32;
+    check_case<kOp>(c);
+  }
+}
+
+// Two runs give the same bits, and a row gives the same bits alone as inside a big call.
+template <RowOp kOp> void suite_repeatable() {
+  for (std::int64_t n : {3, 1537, 5376, 65537}) {
+    RowCase c;
+    c.in = c.out = DType::bf16;
+    c.rows = n > 8192 ? 37 : 4096;
+    c.cols = n;
+    c.in_shift = 1;  // rows of an odd-width matrix start at every alignment
+    const std::uint64_t seed = fresh_seed();
+    const RowRun a = run_row_case<kOp>(c, seed);
+    const RowRun b = run_row_case<kOp>(c, seed);
+    REQUIRE(a.status.ok());
+    CHECK_MESSAGE(a.out_bytes == b.out_bytes, "not bitwise repeatable at N=" << n);
+    for (std::int64_t row : {std::int64_t(0), std::int64_t(1), c.rows - 1}) {
+      const RowRun alone = run_row_case<kOp>(c, seed, row, 1);
+      REQUIRE(alone.status.ok());
+      const std::size_t bytes = std::size_t(n) * 2, offset = std::size_t(row * n) * 2;
+      CHECK_MESSAGE(std::memcmp(a.out_bytes.data() + offset, alone.out_bytes.data() + offset, bytes) == 0,
+                    "row " << row << " of N=" << n << " differs alone vs among " << c.rows << " rows");
+    }
+  }
+}
+
+// Rejected calls return the reason and leave the output untouched.
+template <RowOp kOp> void suite_rejects() {
+  DeviceBuffer in(64 * 64 * 4), out(64 * 64 * 4);
+  out.poison();
+  auto expect = [&](Errc code, ConstRows i, Rows o, NormOptions opt = {}) {
+    const Status s = call_row_op<kOp>(i, o, opt, nullptr);
+    CHECK_MESSAGE(s.code() == code, s.to_string());
+    CHECK(!s.message().empty());
+  };
+  const ConstRows good_in{in.get(), DType::f32, 64, 64, 0};
+  const Rows good_out{out.get(), DType::f32, 64, 64, 0};
+  expect(Errc::null_pointer, {nullptr, DType::f32, 64, 64, 0}, good_out);
+  expect(Errc::bad_shape, {in.get(), DType::f32, 64, 64, 63}, good_out);
+  expect(Errc::bad_shape, good_in, {out.get(), DType::f32, 64, 63, 0});
+  expect(Errc::misaligned, {static_cast<char*>(in.get()) + 2, DType::f32, 8, 8, 0}, {out.get(), DType::f32, 8, 8, 0});
+  expect(Errc::too_large, {in.get(), DType::f32, 1, reduce::max_cols(DType::f32) + 1, 0},
+         {out.get(), DType::f32, 1, reduce::max_cols(DType::f32) + 1, 0});
+  expect(Errc::aliasing, good_in, {static_cast<float*>(in.get()) + 1, DType::f32, 8, 8, 64});
+  NormOptions weighted;
+  weighted.weight = {in.get(), DType::f32, 63};
+  if constexpr (kOp == RowOp::softmax) {
+    expect(Errc::bad_argument, good_in, good_out, weighted);
+  } else {
+    expect(Errc::bad_shape, good_in, good_out, weighted);
+    NormOptions bad_eps;
+    bad_eps.eps = 0.f;
+    expect(Errc::bad_argument, good_in, good_out, bad_eps);
+  }
+  HostArray h(DType::f32, 64 * 64);
+  out.download(h.data());
+  for (std::size_t i = 0; i < h.size(); ++i) REQUIRE(h.is_poison(i));
+}
+
+}  // namespace fusekit::test

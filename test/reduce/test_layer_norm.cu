@@ -1,0 +1,41 @@
+// LayerNorm on the GPU: the shared row suite plus affine, stats, residual and cancellation.
+#include "reduce/row_suite.hpp"
+
+using namespace fusekit;
+using namespace fusekit::test;
+constexpr RowOp kOp = RowOp::layer_norm;
+
+GPU_TEST_CASE("layer_norm: seed shapes in f32, f16, bf16") { suite_seed_shapes<kOp>(); }
+GPU_TEST_CASE("layer_norm: N from 1 to 262144, M from 0 to 4096") { suite_sizes<kOp>(); }
+GPU_TEST_CASE("layer_norm: strides, misaligned pointers, in place, mixed dtypes") { suite_layouts<kOp>(); }
+GPU_TEST_CASE("layer_norm: bitwise repeatable and batch invariant") { suite_repeatable<kOp>(); }
+GPU_TEST_CASE("layer_norm: rejected calls write nothing") { suite_rejects<kOp>(); }
+
+GPU_TEST_CASE("layer_norm: weight, bias, stats, residual") {
+  for (DType t : {DType::f32, DType::bf16})
+    for (std::int64_t n : {3, 4097, 100000}) {
+      RowCase c;
+      c.in = c.out = t;
+      c.rows = 37;
+      c.cols = n;
+      c.weight = DType::f32;
+      c.bias = true;
+      c.stats = true;
+      check_case<kOp>(c);
+      c.residual = true;
+      c.weight = t;
+      check_case<kOp>(c);
+    }
+}
+
+GPU_TEST_CASE("layer_norm: rows with mean 1e4 and std 1 stay accurate in f32") {
+  for (std::int64_t n : {1537, 4096, 65537}) {
+    RowCase c;
+    c.rows = 37;
+    c.cols = n;
+    c.fill = Fill::big_mean;
+    c.stats = true;
+    const RowRun r = check_case<kOp>(c);
+    MESSAGE("N=" << n << " max error / bound = " << r.max_scaled_error);
+  }
+}

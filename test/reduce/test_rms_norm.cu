@@ -1,0 +1,50 @@
+// RMSNorm on the GPU: the shared row suite plus residual, weight offset, stats and the H3 adaLN norm.
+#include "reduce/row_suite.hpp"
+
+using namespace fusekit;
+using namespace fusekit::test;
+constexpr RowOp kOp = RowOp::rms_norm;
+
+GPU_TEST_CASE("rms_norm: seed shapes in f32, f16, bf16") { suite_seed_shapes<kOp>(); }
+GPU_TEST_CASE("rms_norm: N from 1 to 262144, M from 0 to 4096") { suite_sizes<kOp>(); }
+GPU_TEST_CASE("rms_norm: strides, misaligned pointers, in place, mixed dtypes") { suite_layouts<kOp>(); }
+GPU_TEST_CASE("rms_norm: bitwise repeatable and batch invariant") { suite_repeatable<kOp>(); }
+GPU_TEST_CASE("rms_norm: rejected calls write nothing") { suite_rejects<kOp>(); }
+
+GPU_TEST_CASE("rms_norm: fused residual, weight offset, stats") {
+  for (DType t : {DType::f32, DType::bf16})
+    for (std::int64_t n : {127, 5376, 65537}) {
+      RowCase c;
+      c.in = c.out = t;
+      c.rows = 37;
+      c.cols = n;
+      c.residual = true;
+      c.weight = t;
+      c.weight_offset = 1.f;
+      c.stats = true;
+      check_case<kOp>(c);
+      c.residual_in_place = true;  // residual_out is the residual buffer
+      c.in_shift = 1;
+      check_case<kOp>(c);
+    }
+}
+
+GPU_TEST_CASE("rms_norm: MiniMax-H3 norm1 + adaLN modulation (925 and 4096 tokens x 5376)") {
+  for (std::int64_t tokens : {925, 4096}) {
+    RowCase c;
+    c.in = c.out = DType::bf16;
+    c.rows = tokens;
+    c.cols = 5376;
+    c.weight = DType::bf16;
+    c.modulation = true;
+    check_case<kOp>(c);
+  }
+  RowCase bad;  // an index outside the table gives a NaN row, the other rows stay right
+  bad.in = bad.out = DType::bf16;
+  bad.rows = 37;
+  bad.cols = 5376;
+  bad.weight = DType::f32;
+  bad.modulation = true;
+  bad.bad_index = true;
+  check_case<kOp>(bad);
+}

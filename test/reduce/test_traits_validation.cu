@@ -1,0 +1,105 @@
+// CPU tests: the row layout chosen from N and dtype, and argument validation (no GPU needed:
+// every check runs before any device work).
+#include <doctest/doctest.h>
+
+#include "fusekit/reduce.hpp"
+
+using namespace fusekit;
+using namespace fusekit::reduce;
+
+TEST_CASE("select_row_config: every row fits, thread counts are launchable") {
+  for (DType t : {DType::f32, DType::f16, DType::bf16}) {
+    const int vec = elements_per_vector(t);
+    for (std::int64_t n = 1; n <= max_cols(t); n = n < 4096 ? n + 1 : n + n / 7 + 1) {
+      const RowConfig c = select_row_config(n, t);
+      INFO("dtype " << dtype_name(t) << " N " << n);
+      // capacity covers the row at its worst misalignment
+      REQUIRE(std::int64_t(c.cluster) * c.threads_per_row * c.chunks() * vec >= n + vec - 1);
+      REQUIRE(c.threads_per_row >= 4);
+      REQUIRE(c.threads_per_row <= max_threads_of(c.shape));
+      if (c.threads_per_row < 32) REQUIRE((c.threads_per_row & (c.threads_per_row - 1)) == 0);
+      else REQUIRE(c.threads_per_row % 32 == 0);
+      REQUIRE((c.shape == RowShape::cluster) == (c.cluster > 1));
+      REQUIRE(c.cluster <= kMaxCluster);
+    }
+    CHECK(select_row_config(max_cols(t), t).cluster == kMaxCluster);
+  }
+}
+
+TEST_CASE("select_row_config: the layouts the benchmarks rely on") {
+  CHECK(select_row_config(128, DType::bf16).shape == RowShape::sub_warp);
+  CHECK(select_row_config(1537, DType::bf16).shape == RowShape::warps);
+  CHECK(select_row_config(5376, DType::bf16).shape == RowShape::warps);
+  CHECK(select_row_config(16384, DType::bf16).shape == RowShape::block);
+  CHECK(select_row_config(16384, DType::f32).cluster == 2);
+  for (DType t : {DType::f32, DType::bf16}) {
+    const RowConfig long_row = select_row_config(262144, t);
+    CHECK(long_row.shape == RowShape::cluster);
+    CHECK(long_row.cluster * 8 >= 100);  // 8 rows of 262144 occupy most of 132 SMs
+  }
+  CHECK(max_cols(DType::f32) == 294908);
+  CHECK(max_cols(DType::bf16) == 589816);
+}
+
+TEST_CASE("rows_per_cta: fills the GPU for few rows, keeps whole warps") {
+  const RowConfig c = select_row_config(64, DType::bf16);  // 4..8 threads per row
+  CHECK(rows_per_cta(c, 37, 132) * c.threads_per_row >= 32);
+  CHECK(rows_per_cta(c, 1 << 20, 132) * c.threads_per_row == 256);
+}
+
+namespace {
+// validate() never dereferences: distant fake addresses stand for device buffers.
+float* const host_in = reinterpret_cast<float*>(std::uintptr_t(1) << 32);
+float* const host_out = reinterpret_cast<float*>(std::uintptr_t(1) << 36);
+template <class Policy> Status check(ConstRows in, Rows out, NormOptions o = {}) {
+  RowParams p;
+  return validate<Policy>(in, out, o, p);
+}
+}  // namespace
+
+TEST_CASE("validate: each rule gives its own error") {
+  const ConstRows in{host_in, DType::bf16, 16, 128, 0};
+  const Rows out{host_out, DType::bf16, 16, 128, 0};
+  CHECK(check<RmsNormPolicy>(in, out).ok());
+  CHECK(check<RmsNormPolicy>({nullptr, DType::bf16, 16, 128, 0}, out).code() == Errc::null_pointer);
+  CHECK(check<RmsNormPolicy>({nullptr, DType::bf16, 0, 128, 0}, {nullptr, DType::bf16, 0, 128, 0}).ok());
+  CHECK(check<RmsNormPolicy>({host_in, DType::bf16, 16, 128, 100}, out).code() == Errc::bad_shape);
+  CHECK(check<RmsNormPolicy>(in, {host_out, DType::bf16, 15, 128, 0}).code() == Errc::bad_shape);
+  CHECK(check<RmsNormPolicy>({reinterpret_cast<char*>(host_in) + 1, DType::bf16, 1, 8, 0}, {host_out, DType::bf16, 1, 8, 0}).code() ==
+        Errc::misaligned);
+  CHECK(check<SoftmaxPolicy>({host_in, DType::f32, 1, 294909, 0}, {host_out, DType::f32, 1, 294909, 0}).code() ==
+        Errc::too_large);
+  CHECK(check<SoftmaxPolicy>({host_in, DType::f32, 1, 294908, 0}, {host_out, DType::f32, 1, 294908, 0}).ok());
+  CHECK(check<RmsNormPolicy>(in, {host_in + 1, DType::bf16, 16, 128, 0}).code() == Errc::aliasing);
+  CHECK(check<RmsNormPolicy>(in, {host_in, DType::bf16, 16, 128, 0}).ok());  // in place
+
+  NormOptions o;
+  o.eps = 0.f;
+  CHECK(check<RmsNormPolicy>(in, out, o).code() == Errc::bad_argument);
+  CHECK(check<SoftmaxPolicy>(in, out, o).ok());  // softmax has no eps
+  o = {};
+  o.weight = {host_in, DType::f32, 127};
+  CHECK(check<RmsNormPolicy>(in, out, o).code() == Errc::bad_shape);
+  o.weight.size = 128;
+  CHECK(check<RmsNormPolicy>(in, out, o).ok());
+  CHECK(check<SoftmaxPolicy>(in, out, o).code() == Errc::bad_argument);
+  o = {};
+  o.bias = {host_in, DType::f32, 128};
+  CHECK(check<RmsNormPolicy>(in, out, o).code() == Errc::bad_argument);
+  CHECK(check<LayerNormPolicy>(in, out, o).ok());
+  o = {};
+  o.residual = {host_in + 2048, DType::f32, 16, 128, 0};
+  CHECK(check<RmsNormPolicy>(in, out, o).code() == Errc::bad_shape);  // dtype differs from in
+  o.residual.dtype = DType::bf16;
+  CHECK(check<RmsNormPolicy>(in, out, o).ok());
+  o.residual_out = {host_out, DType::bf16, 16, 128, 0};
+  CHECK(check<RmsNormPolicy>(in, out, o).code() == Errc::aliasing);  // residual_out == out
+  o = {};
+  o.modulation.scale = host_in;
+  CHECK(check<RmsNormPolicy>(in, out, o).code() == Errc::null_pointer);
+}
+
+TEST_CASE("validate: the message names the op and the argument") {
+  Status s = check<LayerNormPolicy>({host_in, DType::f32, 4, 8, 7}, {host_out, DType::f32, 4, 8, 0});
+  CHECK(s.to_string() == "bad_shape: layer_norm: in.stride (7) < cols (8)");
+}
