@@ -171,6 +171,7 @@ class H3PlanBuilder {
 
 // The plan from layout `from` to layout `to`; one of them is native.
 inline Status h3_plan(const H3Config& config, H3Layout from, H3Layout to, Plan& out) {
+  if (from == to) return {Errc::bad_argument, std::string("h3_plan: the checkpoint is already ") + layout_name(to)};
   if ((from == H3Layout::native) == (to == H3Layout::native))
     return {Errc::bad_argument, std::string("h3_plan: no plan ") + layout_name(from) + " -> " + layout_name(to) +
                                     " (one side must be native; convert through native)"};
