@@ -1,0 +1,20 @@
+// fusekit/gemm/epilogue/bias.hpp: y += bias[w_row], one entry per W row (nn.Linear's bias).
+// Indexed by W row, so it is also right before a GLU node, whose tile mixes two W halves.
+#pragma once
+
+#include "fusekit/core/dtype.hpp"
+#include "fusekit/gemm/epilogue/tile.hpp"
+
+namespace fusekit::gemm {
+
+template <class T> struct Bias {
+  struct Params {
+    const T* bias = nullptr;  // null: no bias
+  };
+  __device__ static void apply(const Params& p, AccTile& t) {
+    if (p.bias == nullptr) return;
+    for_each_element(t, [&](float& v, int, int c) { v += to_float(p.bias[t.weight_row(c)]); });
+  }
+};
+
+}  // namespace fusekit::gemm

@@ -1,0 +1,56 @@
+// fusekit/gemm/epilogue/glu.hpp: gated linear unit, out = act(gate) * value, where gate and
+// value are the two row halves of W. This node chooses the W rows: each CTA multiplies the
+// gate rows and the value rows of the same 64 output columns, so the pair meets in one tile.
+#pragma once
+
+#include "fusekit/gemm/epilogue/activation.hpp"
+#include "fusekit/gemm/epilogue/tile.hpp"
+#include "fusekit/gemm/operands.hpp"
+
+#include <cstdint>
+
+namespace fusekit::gemm {
+
+enum class GluOrder : std::uint8_t {
+  gate_value,  // W = [gate; value]: the native MiniMax-H3 layout
+  value_gate,  // W = [value; gate]: the diffusers layout (ff.net.0.proj)
+};
+
+struct Glu {
+  struct Params {
+    Activation act = Activation::silu;
+    GluOrder order = GluOrder::gate_value;
+  };
+
+  // n = rows of W = 2 * output columns.
+  static std::int64_t n_tiles(const Params&, std::int64_t n, int tile_n) {
+    return (n / 2 + tile_n / 2 - 1) / (tile_n / 2);
+  }
+  // Tile half 0 <- gate rows, half 1 <- value rows, whatever the order in W.
+  FUSEKIT_HD static WeightRows weight_rows(const Params& p, std::int64_t n, int tile_n, std::int64_t t) {
+    const std::int64_t n_out = n / 2, c0 = t * (tile_n / 2);
+    const std::int64_t left = n_out - c0;
+    const int count = static_cast<int>(left < tile_n / 2 ? left : tile_n / 2);
+    const std::int64_t gate = p.order == GluOrder::gate_value ? 0 : n_out;
+    const std::int64_t value = p.order == GluOrder::gate_value ? n_out : 0;
+    WeightRows r;
+    r.first[0] = gate + c0;
+    r.first[1] = value + c0;
+    r.count[0] = r.count[1] = count;
+    return r;
+  }
+
+  __device__ static void apply(const Params& p, AccTile& t) {
+    const int count = t.source.count[0];
+    const int n = t.rows * count;
+    for (int i = threadIdx.x; i < n; i += blockDim.x) {  // reads columns >= half, writes < half: no overlap
+      const int r = i / count, c = i % count;
+      t.at(r, c) = activate(p.act, t.at(r, c)) * t.at(r, c + t.half);
+    }
+    t.cols = count;
+    // Output column c0 is the offset within either half; the half that starts at W row 0 shows it.
+    t.col0 = p.order == GluOrder::gate_value ? t.source.first[0] : t.source.first[1];
+  }
+};
+
+}  // namespace fusekit::gemm

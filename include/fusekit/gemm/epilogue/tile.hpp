@@ -1,0 +1,62 @@
+// fusekit/gemm/epilogue/tile.hpp: the only thing an epilogue node sees: the CTA's fp32
+// accumulator tile, staged in shared memory, with its global coordinates. Any main loop (the
+// mma.sync one here, a wgmma one later) stages its fragments into this form, so nodes never
+// depend on a fragment layout.
+#pragma once
+
+#include "fusekit/gemm/operands.hpp"
+
+#include <cstdint>
+
+namespace fusekit::gemm {
+
+struct AccTile {
+  float* data = nullptr;  // shared memory, row-major, `ld` floats per row
+  int ld = 0;
+  int rows = 0;            // valid rows (the last M-tile may be short)
+  int cols = 0;            // columns that currently hold results; stages may shrink it (GLU)
+  std::int64_t row0 = 0;   // global row of tile row 0
+  std::int64_t col0 = 0;   // global output column of tile column 0
+  WeightRows source;       // which W rows produced the accumulator columns (see operands.hpp)
+  int half = 0;            // tile columns per source half
+
+  __device__ float& at(int r, int c) const { return data[r * ld + c]; }
+  // The W row (= nn.Linear output feature) behind accumulator column c.
+  __device__ std::int64_t weight_row(int c) const {
+    return c < half ? source.first[0] + c : source.first[1] + (c - half);
+  }
+};
+
+// f(value&, r, c) for every valid element; consecutive threads take consecutive columns.
+template <class F> __device__ void for_each_element(const AccTile& t, F&& f) {
+  const int n = t.rows * t.cols;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) f(t.at(i / t.cols, i % t.cols), i / t.cols, i % t.cols);
+}
+
+// f(r, c, v[8]) for every run of 8 valid columns (cols is a multiple of 8); for vector stores.
+template <class F> __device__ void for_each_chunk8(const AccTile& t, F&& f) {
+  const int chunks = t.cols / 8, n = t.rows * chunks;
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    const int r = i / chunks, c = (i % chunks) * 8;
+    const float4 lo = *reinterpret_cast<const float4*>(&t.at(r, c));
+    const float4 hi = *reinterpret_cast<const float4*>(&t.at(r, c + 4));
+    const float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    f(r, c, v);
+  }
+}
+
+// f(r, c0) once per (row, head) with one whole warp: heads are `width` columns starting at
+// multiples of `width`; the warp's lanes cooperate (row reductions use warp shuffles).
+template <class F> __device__ void for_each_head_row(const AccTile& t, int width, F&& f) {
+  const int heads = t.cols / width, n = t.rows * heads;
+  const int warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  for (int i = warp; i < n; i += warps) f(i / heads, (i % heads) * width);
+}
+
+// Butterfly sum: every lane ends with the same value, in a fixed order (deterministic).
+__device__ __forceinline__ float warp_sum(float v) {
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
+
+}  // namespace fusekit::gemm

@@ -1,0 +1,89 @@
+// GPU tests of the gated linear unit and the fc1 (SwiGLU) preset: both row orders, against
+// float64 and cuBLASLt + unfused GLU; native weights == diffusers-swapped weights, bitwise.
+#include "fusekit/gemm.hpp"
+#include "gemm_testing.hpp"
+
+#include <cmath>
+
+using namespace fusekit;
+using namespace fusekit::test;
+using gemm::Activation;
+using gemm::GluOrder;
+
+namespace {
+
+// W with its two row halves exchanged: the diffusers layout of a native [gate; value] weight.
+Matrix swap_halves(const Matrix& w) {
+  Matrix s = w;
+  const std::int64_t half = w.rows / 2 * w.cols;
+  std::copy(w.v.begin() + half, w.v.end(), s.v.begin());
+  std::copy(w.v.begin(), w.v.begin() + half, s.v.begin() + half);
+  return s;
+}
+
+void run_glu(std::int64_t m, std::int64_t n_out, std::int64_t k, Activation act, GluOrder order, bool with_bias) {
+  CAPTURE(m);
+  CAPTURE(n_out);
+  CAPTURE(k);
+  const DevMatrix a = random_device(DType::bf16, m, k, 1.0);
+  const DevMatrix w = random_device(DType::bf16, 2 * n_out, k, 1.0 / std::sqrt(double(k)));
+  const DevMatrix bias = random_device(DType::bf16, 1, 2 * n_out, 0.3);
+  const DevMatrix out = poisoned_output(DType::bf16, m, n_out);
+  gemm::GluOptions opt;
+  opt.act = act;
+  opt.order = order;
+  if (with_bias) opt.bias = {bias.buf.get(), DType::bf16, 2 * n_out};
+  const Status st = gemm::linear_glu(a.view(), w.view(), out.out(), opt);
+  REQUIRE_MESSAGE(st.ok(), st.to_string());
+  CHECK_LAUNCH();
+  const auto rows = sample_rows(m, fresh_seed());
+  Ref y = ref_gemm(a.host, w.host, rows);
+  ref_bias_act(y, with_bias ? &bias.host : nullptr, Activation::identity);
+  check_close(fetch_written(out), ref_glu(y, act, order), "linear_glu");
+}
+
+}  // namespace
+
+GPU_TEST_CASE("linear_glu: both orders, SiLU and GELU, bias, partial tiles") {
+  run_glu(1, 8, 8, Activation::silu, GluOrder::gate_value, false);
+  run_glu(37, 200, 72, Activation::silu, GluOrder::value_gate, false);
+  run_glu(130, 136, 264, Activation::gelu_tanh, GluOrder::gate_value, true);
+  run_glu(70, 64, 128, Activation::identity, GluOrder::value_gate, true);
+}
+
+GPU_TEST_CASE("fc1_swiglu: every H3 token count; native == diffusers-swapped; repeatable; vs cuBLASLt") {
+  const gemm::H3Dims d;
+  const DevMatrix w = random_device(DType::bf16, 2 * d.ffn, d.hidden, 1.0 / std::sqrt(double(d.hidden)));
+  const DevMatrix w_swapped = upload(swap_halves(w.host));
+  for (std::int64_t m : {1, 37, 70, 925, 4096}) {
+    CAPTURE(m);
+    const DevMatrix h = random_device(DType::bf16, m, d.hidden, 1.0);
+    const DevMatrix out = poisoned_output(DType::bf16, m, d.ffn), again = poisoned_output(DType::bf16, m, d.ffn);
+    const DevMatrix swapped = poisoned_output(DType::bf16, m, d.ffn);
+    REQUIRE(gemm::fc1_swiglu(h.view(), w.view(), out.out()).ok());
+    REQUIRE(gemm::fc1_swiglu(h.view(), w.view(), again.out()).ok());
+    REQUIRE(gemm::fc1_swiglu(h.view(), w_swapped.view(), swapped.out(), GluOrder::value_gate).ok());
+    CHECK_LAUNCH();
+    const Matrix got = fetch_written(out);
+    CHECK(bitwise_equal(out, again));
+    CHECK(bitwise_equal(out, swapped));
+    const auto rows = sample_rows(m, fresh_seed());
+    const Ref ref = ref_glu(ref_gemm(h.host, w.host, rows), Activation::silu, GluOrder::gate_value);
+    check_close(got, ref, "fc1_swiglu");
+    Ref unfused = ref_glu(take_rows(cublaslt_gemm(h, w), rows), Activation::silu, GluOrder::gate_value);
+    round_all(unfused, DType::bf16);
+    check_not_worse_than_cublaslt(take_rows(got, rows), unfused, ref, "fc1_swiglu");
+  }
+}
+
+GPU_TEST_CASE("fc1_swiglu: the tiny fixture configuration") {
+  const gemm::H3Dims d = gemm::H3Dims::tiny();
+  const DevMatrix w = random_device(DType::bf16, 2 * d.ffn, d.hidden, 0.125);
+  const DevMatrix h = random_device(DType::bf16, 11, d.hidden, 1.0);
+  const DevMatrix out = poisoned_output(DType::bf16, 11, d.ffn);
+  REQUIRE(gemm::fc1_swiglu(h.view(), w.view(), out.out(), GluOrder::gate_value, nullptr, d).ok());
+  CHECK_LAUNCH();
+  const auto rows = sample_rows(11, 0);
+  check_close(fetch_written(out), ref_glu(ref_gemm(h.host, w.host, rows), Activation::silu, GluOrder::gate_value),
+              "fc1 tiny");
+}

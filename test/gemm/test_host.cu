@@ -1,0 +1,210 @@
+// CPU tests (run in CI): argument validation of every entry point, tile selection, the
+// column sources, and self-checks of the float64 references. Nothing here needs a GPU: every
+// rejected call returns before touching the device.
+#include <doctest/doctest.h>
+
+#include "fusekit/gemm.hpp"
+#include "reference.hpp"
+#include "support/gpu.hpp"
+
+#include <cstdint>
+
+using namespace fusekit;
+using namespace fusekit::gemm;
+
+namespace {
+
+// Host memory that stands in for device pointers: validation never dereferences them.
+alignas(256) unsigned char arena[1 << 20];
+void* at(std::size_t byte) { return arena + byte; }
+
+constexpr std::int64_t M = 4, K = 16, N = 24;
+ConstRows a_ok() { return {at(0), DType::bf16, M, K, 0}; }
+ConstRows w_ok() { return {at(4096), DType::bf16, N, K, 0}; }
+Rows out_ok() { return {at(16384), DType::bf16, M, N, 0}; }
+
+// A call whose arguments are all valid must get past validation. Without a GPU the next step,
+// the device query, fails with cuda_error; with a GPU the call would launch on these host
+// pointers, so it is not made (the GPU test cases cover valid calls there).
+#define CHECK_PASSES_VALIDATION(call)                                   \
+  do {                                                                  \
+    if (::fusekit::test::no_gpu()) CHECK((call).code() == Errc::cuda_error); \
+  } while (0)
+
+}  // namespace
+
+TEST_CASE("linear: a valid call gets past validation; M = 0 is a no-op that needs no GPU") {
+  const ConstRows empty_a{nullptr, DType::bf16, 0, K, 0};
+  const Rows empty_out{nullptr, DType::bf16, 0, N, 0};
+  CHECK(linear(empty_a, w_ok(), empty_out).ok());
+  CHECK_PASSES_VALIDATION(linear(a_ok(), w_ok(), out_ok()));
+}
+
+TEST_CASE("linear: operand checks") {
+  CHECK(linear({at(0), DType::f32, M, K, 0}, w_ok(), out_ok()).code() == Errc::unsupported_dtype);
+  CHECK(linear(a_ok(), {at(4096), DType::f16, N, K, 0}, out_ok()).code() == Errc::unsupported_dtype);
+  CHECK(linear({nullptr, DType::bf16, M, K, 0}, w_ok(), out_ok()).code() == Errc::null_pointer);
+  CHECK(linear(a_ok(), {nullptr, DType::bf16, N, K, 0}, out_ok()).code() == Errc::null_pointer);
+  CHECK(linear({at(0), DType::bf16, M, 12, 0}, {at(4096), DType::bf16, N, 12, 0}, out_ok()).code() ==
+        Errc::bad_shape);  // K = 12
+  CHECK(linear(a_ok(), {at(4096), DType::bf16, 20, K, 0}, {at(16384), DType::bf16, M, 20, 0}).code() ==
+        Errc::bad_shape);  // N = 20
+  CHECK(linear(a_ok(), {at(4096), DType::bf16, N, 24, 0}, out_ok()).code() == Errc::bad_shape);  // K mismatch
+  CHECK(linear({at(0), DType::bf16, -1, K, 0}, w_ok(), out_ok()).code() == Errc::bad_shape);
+  CHECK(linear({at(8), DType::bf16, M, K, 0}, w_ok(), out_ok()).code() == Errc::misaligned);  // 8-byte aligned only
+  CHECK(linear({at(0), DType::bf16, M, K, 20}, w_ok(), out_ok()).code() == Errc::misaligned);  // 40-byte rows
+  CHECK(linear(a_ok(), {at(4098), DType::bf16, N, K, 0}, out_ok()).code() == Errc::misaligned);
+  CHECK(linear(a_ok(), {at(4096), DType::bf16, N, K, 12}, out_ok()).code() == Errc::bad_shape);  // stride < cols
+  const Status s = linear(a_ok(), {at(4096), DType::bf16, 20, K, 0}, {at(16384), DType::bf16, M, 20, 0});
+  CHECK(s.message() == "linear: N = w.rows (20) must be a positive multiple of 8");
+}
+
+TEST_CASE("linear: output and bias checks") {
+  CHECK(linear(a_ok(), w_ok(), {at(16384), DType::bf16, M, N + 8, 0}).code() == Errc::bad_shape);
+  CHECK(linear(a_ok(), w_ok(), {at(16384), DType::bf16, M + 1, N, 0}).code() == Errc::bad_shape);
+  CHECK(linear(a_ok(), w_ok(), {at(16384), DType::f16, M, N, 0}).code() == Errc::unsupported_dtype);
+  CHECK(linear(a_ok(), w_ok(), {nullptr, DType::bf16, M, N, 0}).code() == Errc::null_pointer);
+  CHECK(linear(a_ok(), w_ok(), {at(16392), DType::bf16, M, N, 0}).code() == Errc::misaligned);
+  CHECK_PASSES_VALIDATION(linear(a_ok(), w_ok(), {at(16384), DType::f32, M, N, 0}));  // f32 output allowed
+  LinearOptions bad_bias;
+  bad_bias.bias = {at(32768), DType::bf16, N - 8};
+  CHECK(linear(a_ok(), w_ok(), out_ok(), bad_bias).code() == Errc::bad_shape);
+  bad_bias.bias = {at(32768), DType::f32, N};
+  CHECK(linear(a_ok(), w_ok(), out_ok(), bad_bias).code() == Errc::unsupported_dtype);
+}
+
+TEST_CASE("linear: outputs may not overlap the operands") {
+  CHECK(linear(a_ok(), w_ok(), {at(0), DType::bf16, M, N, 0}).code() == Errc::aliasing);     // over a
+  CHECK(linear(a_ok(), w_ok(), {at(4096 + 32), DType::bf16, M, N, 0}).code() == Errc::aliasing);  // inside w
+}
+
+TEST_CASE("linear_glu: half-width output, W rows a multiple of 16") {
+  CHECK(linear_glu(a_ok(), w_ok(), {at(16384), DType::bf16, M, N, 0}).code() == Errc::bad_shape);
+  CHECK(linear_glu(a_ok(), w_ok(), {at(16384), DType::bf16, M, N / 2, 0}).code() == Errc::bad_shape);  // N/2 = 12
+  const ConstRows w32{at(4096), DType::bf16, 32, K, 0};
+  CHECK_PASSES_VALIDATION(linear_glu(a_ok(), w32, {at(16384), DType::bf16, M, 16, 0}));
+}
+
+TEST_CASE("linear_residual: residual, gate table and index checks") {
+  const ConstRows res{at(65536), DType::bf16, M, N, 0};
+  CHECK(linear_residual(a_ok(), w_ok(), {at(65536), DType::bf16, M, N - 8, 0}, out_ok()).code() == Errc::bad_shape);
+  CHECK(linear_residual(a_ok(), w_ok(), {at(65536), DType::f32, M, N, 0}, out_ok()).code() == Errc::unsupported_dtype);
+  // In place (same pointer, stride, dtype) is allowed; a shifted overlap is not.
+  CHECK_PASSES_VALIDATION(linear_residual(a_ok(), w_ok(), as_const(out_ok()), out_ok()));
+  CHECK(linear_residual(a_ok(), w_ok(), {at(16384 + 16), DType::bf16, M, N, 0}, out_ok()).code() == Errc::aliasing);
+  ResidualOptions opt;
+  opt.gate = {at(98304), DType::bf16, 3, N, 0};
+  CHECK(linear_residual(a_ok(), w_ok(), res, out_ok(), opt).code() == Errc::null_pointer);  // idx missing
+  opt.idx = reinterpret_cast<const std::int32_t*>(at(131074));
+  CHECK(linear_residual(a_ok(), w_ok(), res, out_ok(), opt).code() == Errc::misaligned);
+  opt.idx = reinterpret_cast<const std::int32_t*>(at(131072));
+  opt.gate = {at(98304), DType::bf16, 3, N + 8, 0};
+  CHECK(linear_residual(a_ok(), w_ok(), res, out_ok(), opt).code() == Errc::bad_shape);
+  opt.gate = {at(16384), DType::bf16, 3, N, 0};
+  CHECK(linear_residual(a_ok(), w_ok(), res, out_ok(), opt).code() == Errc::aliasing);  // gate table is the output
+}
+
+TEST_CASE("linear_qkv: heads, rotary and output checks") {
+  const ConstRows w{at(4096), DType::bf16, 3 * 2 * 32, K, 0};  // 2 heads x 32
+  const std::int64_t part = 64;
+  QkvOutputs out{{at(65536), DType::bf16, M, part, 0}, {at(65536 + 4096), DType::bf16, M, part, 0},
+                 {at(65536 + 8192), DType::bf16, M, part, 0}};
+  QkvOptions opt;
+  opt.heads = 2;
+  opt.head_dim = 32;
+  CHECK_PASSES_VALIDATION(linear_qkv(a_ok(), w, out, opt));
+  opt.head_dim = 48;  // does not divide the 128-column tile
+  CHECK(linear_qkv(a_ok(), w, out, opt).code() == Errc::bad_argument);
+  opt.head_dim = 32;
+  opt.heads = 3;
+  CHECK(linear_qkv(a_ok(), w, out, opt).code() == Errc::bad_shape);
+  opt.heads = 2;
+  opt.rotary_dim = 7;
+  CHECK(linear_qkv(a_ok(), w, out, opt).code() == Errc::bad_argument);
+  opt.rotary_dim = 40;
+  CHECK(linear_qkv(a_ok(), w, out, opt).code() == Errc::bad_argument);
+  opt.rotary_dim = 16;
+  opt.cos = {at(200000), DType::f32, M, 16, 0};
+  opt.sin = {at(210000), DType::f32, M, 8, 0};
+  CHECK(linear_qkv(a_ok(), w, out, opt).code() == Errc::bad_shape);
+  opt.sin = {at(210000), DType::bf16, M, 16, 0};
+  CHECK(linear_qkv(a_ok(), w, out, opt).code() == Errc::unsupported_dtype);
+  opt.sin = {at(210000), DType::f32, M, 16, 0};
+  CHECK_PASSES_VALIDATION(linear_qkv(a_ok(), w, out, opt));
+  opt.eps = 0.f;
+  CHECK(linear_qkv(a_ok(), w, out, opt).code() == Errc::bad_argument);
+  opt.eps = 1e-5f;
+  opt.q_norm = {at(220000), DType::bf16, 16};
+  CHECK(linear_qkv(a_ok(), w, out, opt).code() == Errc::bad_shape);
+  opt.q_norm = {};
+  QkvOutputs overlapping = out;
+  overlapping.k.data = at(65536 + 64);  // k starts inside q
+  CHECK(linear_qkv(a_ok(), w, overlapping, opt).code() == Errc::aliasing);
+  QkvOutputs mixed = out;
+  mixed.v.dtype = DType::f32;
+  CHECK(linear_qkv(a_ok(), w, mixed, opt).code() == Errc::unsupported_dtype);
+}
+
+TEST_CASE("presets check the H3 block's shapes") {
+  const H3Dims tiny = H3Dims::tiny();
+  const ConstRows h{at(0), DType::bf16, M, tiny.hidden, 0};
+  const ConstRows w_fc1{at(8192), DType::bf16, 2 * tiny.ffn, tiny.hidden, 0};
+  const Rows out{at(65536 * 4), DType::bf16, M, tiny.ffn, 0};
+  CHECK_PASSES_VALIDATION(fc1_swiglu(h, w_fc1, out, GluOrder::gate_value, nullptr, tiny));
+  CHECK(fc1_swiglu(h, w_fc1, out).code() == Errc::bad_shape);  // the full-size block expects 28672 x 5376
+  const ConstRows w_out{at(8192), DType::bf16, tiny.hidden, tiny.heads * tiny.head_dim, 0};
+  const ConstRows attn{at(0), DType::bf16, M, tiny.heads * tiny.head_dim, 0};
+  const Rows x{at(65536 * 4), DType::bf16, M, tiny.hidden, 0};
+  CHECK(out_proj(attn, w_out, x, {}, nullptr, nullptr, tiny).code() == Errc::null_pointer);  // gate required
+  CHECK(fc2(attn, w_out, x, {at(65536 * 8), DType::bf16, 2, tiny.hidden, 0}, nullptr, nullptr, tiny).code() ==
+        Errc::bad_shape);  // fc2 expects K = ffn
+}
+
+TEST_CASE("tile selection: 64-row tiles for short M or too few 128-row tiles") {
+  CHECK(select_tile(1, 168, 132) == TileKind::small);
+  CHECK(select_tile(64, 1000, 132) == TileKind::small);
+  CHECK(select_tile(70, 168, 132) == TileKind::large);  // 168 tiles of 128 rows fill 132 SMs
+  CHECK(select_tile(70, 42, 132) == TileKind::small);
+  CHECK(select_tile(925, 42, 132) == TileKind::large);  // 8 x 42 = 336 tiles
+  CHECK(select_tile(4096, 168, 132) == TileKind::large);
+}
+
+TEST_CASE("column sources: contiguous tiles and GLU gate/value pairs") {
+  WeightRows r = ContiguousColumns::weight_rows(200, 128, 1);  // columns 128..199: 64 + 8
+  CHECK(r.first[0] == 128);
+  CHECK(r.first[1] == 192);
+  CHECK(r.count[0] == 64);
+  CHECK(r.count[1] == 8);
+  CHECK(ContiguousColumns::n_tiles(200, 128) == 2);
+  r = ContiguousColumns::weight_rows(40, 128, 0);
+  CHECK(r.count[0] == 40);
+  CHECK(r.count[1] == 0);
+
+  Glu::Params native{Activation::silu, GluOrder::gate_value}, swapped{Activation::silu, GluOrder::value_gate};
+  CHECK(Glu::n_tiles(native, 2 * 14336, 128) == 224);
+  r = Glu::weight_rows(native, 2 * 100, 128, 1);  // output columns 64..99
+  CHECK(r.first[0] == 64);         // gate rows
+  CHECK(r.first[1] == 100 + 64);   // value rows
+  CHECK(r.count[0] == 36);
+  CHECK(r.count[1] == 36);
+  r = Glu::weight_rows(swapped, 2 * 100, 128, 1);
+  CHECK(r.first[0] == 100 + 64);  // gate rows now in the second half of W
+  CHECK(r.first[1] == 64);
+}
+
+TEST_CASE("float64 references: rotary and per-head RMSNorm on known values") {
+  using namespace fusekit::test;
+  Ref y{{0}, 8, {1, 2, 3, 4, 5, 6, 7, 8}};
+  Matrix cos{DType::f32, 1, 4, {0, 0, 0, 0}}, sin{DType::f32, 1, 4, {1, 1, 1, 1}};
+  ref_rotary(y, 0, 8, 8, 4, cos, sin);  // a quarter turn: (x1, x2) -> (-x2, x1) on channels 0..3
+  CHECK(y.v == std::vector<double>{-3, -4, 1, 2, 5, 6, 7, 8});
+  Ref z{{0}, 4, {2, -2, 2, -2}};
+  Matrix w{DType::f32, 1, 4, {1, 2, 3, 4}};
+  ref_head_rmsnorm(z, 0, 4, 4, w, 0.0);
+  CHECK(z.v == std::vector<double>{1, -2, 3, -4});
+  Ref g{{0}, 4, {1, 2, 3, 4}};
+  const Ref glu = ref_glu(g, Activation::identity, GluOrder::value_gate);  // gate = {3, 4}, value = {1, 2}
+  CHECK(glu.v == std::vector<double>{3, 8});
+  CHECK(ref_activate(Activation::silu, 0.0) == 0.0);
+  CHECK(ref_activate(Activation::gelu_tanh, 10.0) == doctest::Approx(10.0));
+}

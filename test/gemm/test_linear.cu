@@ -1,0 +1,119 @@
+// GPU tests of the plain linear: the identity epilogue (main loop alone), bias, activations,
+// f32 output, strided views, odd M, the smallest K and N; against float64 and cuBLASLt.
+#include "fusekit/gemm.hpp"
+#include "gemm_testing.hpp"
+
+#include <cmath>
+
+using namespace fusekit;
+using namespace fusekit::test;
+using gemm::Activation;
+
+namespace {
+
+struct Shape {
+  std::int64_t m, n, k;
+};
+
+// Runs linear on fresh random inputs and checks it against float64 (and cuBLASLt for bare GEMMs).
+void run_linear(DType t, Shape s, Activation act, bool with_bias, DType out_t) {
+  CAPTURE(s.m);
+  CAPTURE(s.n);
+  CAPTURE(s.k);
+  const DevMatrix a = random_device(t, s.m, s.k, 1.0);
+  const DevMatrix w = random_device(t, s.n, s.k, 1.0 / std::sqrt(double(s.k)));
+  const DevMatrix bias = random_device(t, 1, s.n, 0.5);
+  const DevMatrix out = poisoned_output(out_t, s.m, s.n);
+  gemm::LinearOptions opt;
+  opt.act = act;
+  if (with_bias) opt.bias = {bias.buf.get(), t, s.n};
+  const Status st = gemm::linear(a.view(), w.view(), out.out(), opt);
+  REQUIRE_MESSAGE(st.ok(), st.to_string());
+  CHECK_LAUNCH();
+  const Matrix got = fetch_written(out);
+  const auto rows = sample_rows(s.m, fresh_seed());
+  Ref ref = ref_gemm(a.host, w.host, rows);
+  ref_bias_act(ref, with_bias ? &bias.host : nullptr, act);
+  check_close(got, ref, "linear");
+  if (!with_bias && act == Activation::identity && out_t == t) {
+    check_not_worse_than_cublaslt(take_rows(got, rows), take_rows(cublaslt_gemm(a, w), rows), ref, "bare GEMM");
+  }
+}
+
+}  // namespace
+
+GPU_TEST_CASE("linear: identity epilogue, odd M and the smallest K and N") {
+  for (Shape s : {Shape{1, 8, 8}, Shape{3, 8, 16}, Shape{37, 136, 72}, Shape{65, 8, 8}, Shape{70, 264, 520},
+                  Shape{129, 384, 264}, Shape{925, 1024, 512}, Shape{300, 2048, 2048}})
+    run_linear(DType::bf16, s, Activation::identity, false, DType::bf16);
+}
+
+GPU_TEST_CASE("linear: fp16 inputs") {
+  for (Shape s : {Shape{5, 24, 40}, Shape{200, 1032, 1024}})
+    run_linear(DType::f16, s, Activation::identity, false, DType::f16);
+}
+
+GPU_TEST_CASE("linear: bias, GELU (tanh) and SiLU") {
+  run_linear(DType::bf16, {37, 392, 256}, Activation::identity, true, DType::bf16);
+  run_linear(DType::bf16, {70, 520, 128}, Activation::gelu_tanh, true, DType::bf16);
+  run_linear(DType::bf16, {131, 256, 200}, Activation::silu, false, DType::bf16);
+  run_linear(DType::f16, {17, 136, 64}, Activation::gelu_tanh, false, DType::f16);
+}
+
+GPU_TEST_CASE("linear: f32 output") {
+  run_linear(DType::bf16, {70, 264, 1024}, Activation::identity, false, DType::f32);
+  run_linear(DType::f16, {9, 64, 32}, Activation::silu, true, DType::f32);
+}
+
+GPU_TEST_CASE("linear: strided views (row stride > cols) read and write only their columns") {
+  const std::int64_t m = 45, n = 136, k = 96, lda = 136, ldo = 200;
+  const DevMatrix a = random_device(DType::bf16, m, lda, 1.0);  // use the first k columns
+  const DevMatrix w = random_device(DType::bf16, n, k, 0.1);
+  const DevMatrix out = poisoned_output(DType::bf16, m, ldo);
+  const Status st = gemm::linear({a.buf.get(), DType::bf16, m, k, lda}, w.view(), {out.buf.get(), DType::bf16, m, n, ldo});
+  REQUIRE_MESSAGE(st.ok(), st.to_string());
+  CHECK_LAUNCH();
+  const auto bytes = download_bytes(out);
+  const Matrix full = from_bytes(DType::bf16, m, ldo, bytes);
+  Matrix a_used{DType::bf16, m, k, std::vector<float>(m * k)}, got{DType::bf16, m, n, std::vector<float>(m * n)};
+  std::int64_t gaps_written = 0, unwritten = 0;
+  for (std::int64_t r = 0; r < m; ++r) {
+    for (std::int64_t c = 0; c < k; ++c) a_used.v[r * k + c] = a.host.at(r, c);
+    for (std::int64_t c = 0; c < ldo; ++c) {
+      const bool poison = bytes[2 * (r * ldo + c)] == 0xFF && bytes[2 * (r * ldo + c) + 1] == 0xFF;
+      if (c < n) { got.v[r * n + c] = full.at(r, c); unwritten += poison; }
+      else gaps_written += !poison;
+    }
+  }
+  CHECK(unwritten == 0);
+  CHECK(gaps_written == 0);
+  check_close(got, ref_gemm(a_used, w.host, sample_rows(m, 1)), "strided linear");
+}
+
+GPU_TEST_CASE("linear: repeatable bitwise across runs and independent of the tile shape") {
+  // M = 64 runs 64-row tiles, M = 1200 runs 128-row tiles; the first 64 rows must agree bitwise.
+  REQUIRE(gemm::select_tile(64, 32, gpu_state().sm_count) == gemm::TileKind::small);
+  REQUIRE(gemm::select_tile(1200, 32, gpu_state().sm_count) == gemm::TileKind::large);
+  const DevMatrix a = random_device(DType::bf16, 1200, 1024, 1.0);
+  const DevMatrix w = random_device(DType::bf16, 4096, 1024, 0.03);
+  const DevMatrix y1 = poisoned_output(DType::bf16, 1200, 4096), y2 = poisoned_output(DType::bf16, 1200, 4096);
+  const DevMatrix y64 = poisoned_output(DType::bf16, 64, 4096);
+  REQUIRE(gemm::linear(a.view(), w.view(), y1.out()).ok());
+  REQUIRE(gemm::linear(a.view(), w.view(), y2.out()).ok());
+  REQUIRE(gemm::linear({a.buf.get(), DType::bf16, 64, 1024, 0}, w.view(), y64.out()).ok());
+  CHECK_LAUNCH();
+  CHECK(bitwise_equal(y1, y2));
+  const auto b1 = download_bytes(y1), b64 = download_bytes(y64);
+  CHECK(std::equal(b64.begin(), b64.end(), b1.begin()));
+}
+
+GPU_TEST_CASE("linear: a rejected call writes nothing") {
+  const DevMatrix a = random_device(DType::bf16, 8, 16, 1.0);
+  const DevMatrix w = random_device(DType::bf16, 16, 16, 1.0);
+  const DevMatrix out = poisoned_output(DType::bf16, 8, 16);
+  const Status st = gemm::linear(a.view(), w.view(), {out.buf.get(), DType::bf16, 8, 8, 0});  // wrong width
+  CHECK(st.code() == Errc::bad_shape);
+  CHECK_LAUNCH();
+  const auto bytes = download_bytes(out);
+  CHECK(std::all_of(bytes.begin(), bytes.end(), [](unsigned char b) { return b == 0xFF; }));
+}

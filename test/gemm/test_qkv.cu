@@ -1,0 +1,163 @@
+// GPU tests of the QKV epilogue: per-head RMSNorm and rotary as single nodes (composed here
+// into custom epilogues, no kernel touched), linear_qkv, and the qkv_proj preset at every H3
+// token count; fused qkv == three separate GEMMs on the thirds of W, bitwise.
+#include "fusekit/gemm.hpp"
+#include "gemm_testing.hpp"
+
+#include <cmath>
+
+using namespace fusekit;
+using namespace fusekit::test;
+using namespace fusekit::gemm;
+
+namespace {
+
+std::pair<DevMatrix, DevMatrix> rotary_tables(std::int64_t m, int rot) {
+  auto [c, s] = rotary_matrices(m, rot);
+  return {upload(std::move(c)), upload(std::move(s))};
+}
+
+Ref cols_of(const Ref& y, std::int64_t begin, std::int64_t n) {
+  Ref out{y.rows, n, std::vector<double>(y.rows.size() * n)};
+  for (std::size_t i = 0; i < y.rows.size(); ++i)
+    for (std::int64_t c = 0; c < n; ++c) out.at(i, c) = y.at(i, begin + c);
+  return out;
+}
+
+GemmOperands<bf16_t> ops(const DevMatrix& a, const bf16_t* w, std::int64_t n) {
+  return {static_cast<const bf16_t*>(a.buf.get()), w, a.host.rows, n, a.host.cols, a.host.cols, a.host.cols};
+}
+
+}  // namespace
+
+GPU_TEST_CASE("HeadRmsNorm and Rotary alone, composed into custom epilogues") {
+  const std::int64_t m = 45, k = 136, n = 256;
+  for (int head_dim : {32, 64, 128}) {
+    CAPTURE(head_dim);
+    const DevMatrix a = random_device(DType::bf16, m, k, 1.0), w = random_device(DType::bf16, n, k, 0.1);
+    const DevMatrix weight = random_device(DType::bf16, 1, head_dim, 0.2, 1.0);
+    const auto [cos, sin] = rotary_tables(m, head_dim * 3 / 4);
+    const auto rows = sample_rows(m, 0);
+
+    using NormOnly = Epilogue<HeadRmsNorm<bf16_t>, StoreRows<bf16_t>>;
+    const DevMatrix normed = poisoned_output(DType::bf16, m, n);
+    // Norm heads in [head_dim, n): the first head stays raw, so the column range is tested too.
+    const NormOnly::Params np({static_cast<const bf16_t*>(weight.buf.get()), 1e-5f, head_dim, head_dim, n},
+                              {static_cast<bf16_t*>(normed.buf.get()), n});
+    REQUIRE(launch_gemm<bf16_t, NormOnly>(ops(a, static_cast<const bf16_t*>(w.buf.get()), n), np,
+                                          gpu_state().sm_count, nullptr)
+                .ok());
+    CHECK_LAUNCH();
+    Ref ref = ref_gemm(a.host, w.host, rows);
+    ref_head_rmsnorm(ref, head_dim, n, head_dim, weight.host, 1e-5);
+    check_close(fetch_written(normed), ref, "HeadRmsNorm alone");
+
+    using RotaryOnly = Epilogue<Rotary, StoreRows<bf16_t>>;
+    const DevMatrix rotated = poisoned_output(DType::bf16, m, n);
+    const int rot = head_dim * 3 / 4;
+    const RotaryOnly::Params rp({static_cast<const float*>(cos.buf.get()), static_cast<const float*>(sin.buf.get()), rot,
+                                 rot, rot, head_dim, 0, n},
+                                {static_cast<bf16_t*>(rotated.buf.get()), n});
+    REQUIRE(launch_gemm<bf16_t, RotaryOnly>(ops(a, static_cast<const bf16_t*>(w.buf.get()), n), rp,
+                                            gpu_state().sm_count, nullptr)
+                .ok());
+    CHECK_LAUNCH();
+    Ref rref = ref_gemm(a.host, w.host, rows);
+    ref_rotary(rref, 0, n, head_dim, rot, cos.host, sin.host);
+    check_close(fetch_written(rotated), rref, "Rotary alone");
+  }
+}
+
+GPU_TEST_CASE("linear_qkv: tiny configuration, with and without norm and rotary, f32 output") {
+  const H3Dims d = H3Dims::tiny();
+  const std::int64_t part = d.heads * d.head_dim;
+  for (bool full : {true, false})
+    for (DType out_t : {DType::bf16, DType::f32}) {
+      CAPTURE(full);
+      const std::int64_t m = 23;
+      const DevMatrix h = random_device(DType::bf16, m, d.hidden, 1.0), w = random_device(DType::bf16, 3 * part, d.hidden, 0.125);
+      const DevMatrix qn = random_device(DType::bf16, 1, d.head_dim, 0.2, 1.0), kn = random_device(DType::bf16, 1, d.head_dim, 0.2, 1.0);
+      const auto [cos, sin] = rotary_tables(m, d.rotary_dim);
+      const DevMatrix q = poisoned_output(out_t, m, part), k = poisoned_output(out_t, m, part), v = poisoned_output(out_t, m, part);
+      QkvOptions opt;
+      opt.heads = d.heads;
+      opt.head_dim = d.head_dim;
+      if (full) {
+        opt.q_norm = {qn.buf.get(), DType::bf16, d.head_dim};
+        opt.k_norm = {kn.buf.get(), DType::bf16, d.head_dim};
+        opt.rotary_dim = d.rotary_dim;
+        opt.cos = cos.view();
+        opt.sin = sin.view();
+      }
+      const Status st = linear_qkv(h.view(), w.view(), {q.out(), k.out(), v.out()}, opt);
+      REQUIRE_MESSAGE(st.ok(), st.to_string());
+      CHECK_LAUNCH();
+      const auto rows = sample_rows(m, 0);
+      Ref ref = ref_gemm(h.host, w.host, rows);
+      ref_qkv_epilogue(ref, part, d.head_dim, full ? d.rotary_dim : 0, full ? &qn.host : nullptr,
+                       full ? &kn.host : nullptr, cos.host, sin.host, d.eps);
+      check_close(fetch_written(q), cols_of(ref, 0, part), "q");
+      check_close(fetch_written(k), cols_of(ref, part, part), "k");
+      check_close(fetch_written(v), cols_of(ref, 2 * part, part), "v");
+    }
+}
+
+GPU_TEST_CASE("qkv_proj: every H3 token count; fused == separate thirds; repeatable; vs cuBLASLt") {
+  const H3Dims d;
+  const std::int64_t part = std::int64_t(d.heads) * d.head_dim;
+  const DevMatrix w = random_device(DType::bf16, 3 * part, d.hidden, 1.0 / std::sqrt(double(d.hidden)));
+  const DevMatrix qn = random_device(DType::bf16, 1, d.head_dim, 0.2, 1.0), kn = random_device(DType::bf16, 1, d.head_dim, 0.2, 1.0);
+  const ConstVec q_norm{qn.buf.get(), DType::bf16, d.head_dim}, k_norm{kn.buf.get(), DType::bf16, d.head_dim};
+  const auto* w_ptr = static_cast<const bf16_t*>(w.buf.get());
+  for (std::int64_t m : {1, 37, 70, 925, 4096}) {
+    CAPTURE(m);
+    const DevMatrix h = random_device(DType::bf16, m, d.hidden, 1.0);
+    const auto [cos, sin] = rotary_tables(m, d.rotary_dim);
+    DevMatrix out[3] = {poisoned_output(DType::bf16, m, part), poisoned_output(DType::bf16, m, part),
+                        poisoned_output(DType::bf16, m, part)};
+    DevMatrix again[3] = {poisoned_output(DType::bf16, m, part), poisoned_output(DType::bf16, m, part),
+                          poisoned_output(DType::bf16, m, part)};
+    REQUIRE(qkv_proj(h.view(), w.view(), {out[0].out(), out[1].out(), out[2].out()}, q_norm, k_norm, cos.view(),
+                     sin.view())
+                .ok());
+    REQUIRE(qkv_proj(h.view(), w.view(), {again[0].out(), again[1].out(), again[2].out()}, q_norm, k_norm,
+                     cos.view(), sin.view())
+                .ok());
+    CHECK_LAUNCH();
+
+    // Three separate GEMMs on the thirds of W: q and k through a norm + rotary epilogue, v plain.
+    using NormRotary = Epilogue<HeadRmsNorm<bf16_t>, Rotary, StoreRows<bf16_t>>;
+    DevMatrix sep[3] = {poisoned_output(DType::bf16, m, part), poisoned_output(DType::bf16, m, part),
+                        poisoned_output(DType::bf16, m, part)};
+    const ConstVec* norms[2] = {&q_norm, &k_norm};
+    for (int i = 0; i < 2; ++i) {
+      const NormRotary::Params p({static_cast<const bf16_t*>(norms[i]->data), d.eps, d.head_dim, 0, part},
+                                 {static_cast<const float*>(cos.buf.get()), static_cast<const float*>(sin.buf.get()),
+                                  d.rotary_dim, d.rotary_dim, d.rotary_dim, d.head_dim, 0, part},
+                                 {static_cast<bf16_t*>(sep[i].buf.get()), part});
+      REQUIRE(launch_gemm<bf16_t, NormRotary>(ops(h, w_ptr + i * part * d.hidden, part), p, gpu_state().sm_count,
+                                              nullptr)
+                  .ok());
+    }
+    REQUIRE(linear(h.view(), {w_ptr + 2 * part * d.hidden, DType::bf16, part, d.hidden, 0}, sep[2].out()).ok());
+    CHECK_LAUNCH();
+
+    const auto rows = sample_rows(m, fresh_seed());
+    Ref ref = ref_gemm(h.host, w.host, rows);
+    ref_qkv_epilogue(ref, part, d.head_dim, d.rotary_dim, &qn.host, &kn.host, cos.host, sin.host, d.eps);
+    Ref unfused = take_rows(cublaslt_gemm(h, w), rows);
+    ref_qkv_epilogue(unfused, part, d.head_dim, d.rotary_dim, &qn.host, &kn.host, cos.host, sin.host, d.eps);
+    round_all(unfused, DType::bf16);
+    Ref got_all{rows, 3 * part, std::vector<double>(rows.size() * 3 * part)};
+    const char* names[3] = {"q", "k", "v"};
+    for (int i = 0; i < 3; ++i) {
+      const Matrix got = fetch_written(out[i]);
+      CHECK_MESSAGE(bitwise_equal(out[i], again[i]), names[i] << " not repeatable");
+      CHECK_MESSAGE(bitwise_equal(out[i], sep[i]), names[i] << " fused != separate");
+      check_close(got, cols_of(ref, i * part, part), names[i]);
+      for (std::size_t r = 0; r < rows.size(); ++r)
+        for (std::int64_t c = 0; c < part; ++c) got_all.at(r, i * part + c) = got.at(rows[r], c);
+    }
+    check_not_worse_than_cublaslt(got_all, unfused, ref, "qkv_proj");
+  }
+}

@@ -1,0 +1,156 @@
+// GPU tests of residual add and gated residual (out = residual + gate[idx[row]] * y), in place
+// and out of place, and of the out_proj and fc2 presets at every H3 token count.
+#include "fusekit/gemm.hpp"
+#include "gemm_testing.hpp"
+
+#include <cmath>
+#include <random>
+
+using namespace fusekit;
+using namespace fusekit::test;
+using gemm::Activation;
+
+namespace {
+
+std::vector<std::int32_t> random_idx(std::int64_t m, int table_rows) {
+  std::mt19937_64 rng(fresh_seed());
+  std::vector<std::int32_t> idx(m);
+  for (auto& i : idx) i = static_cast<std::int32_t>(rng() % table_rows);
+  return idx;
+}
+
+DeviceBuffer upload_idx(const std::vector<std::int32_t>& idx) {
+  DeviceBuffer d(idx.size() * sizeof(std::int32_t));
+  if (!idx.empty()) d.upload(idx.data());
+  return d;
+}
+
+// The adaLN modulation table [T, 6 * n] and a view of one of its six chunks (as the block slices it).
+struct GateTable {
+  DevMatrix table;
+  Matrix chunk;  // host values of the chunk
+  ConstRows view;
+};
+GateTable gate_table(int t, std::int64_t n, int which) {
+  GateTable g{random_device(DType::bf16, t, 6 * n, 0.3), Matrix{DType::bf16, t, n, std::vector<float>(t * n)}, {}};
+  for (int r = 0; r < t; ++r)
+    for (std::int64_t c = 0; c < n; ++c) g.chunk.v[r * n + c] = g.table.host.at(r, which * n + c);
+  g.view = {static_cast<const bf16_t*>(g.table.buf.get()) + which * n, DType::bf16, t, n, 6 * n};
+  return g;
+}
+
+void run_residual(std::int64_t m, std::int64_t n, std::int64_t k, bool gated, bool with_bias, DType out_t) {
+  CAPTURE(m);
+  CAPTURE(n);
+  CAPTURE(k);
+  CAPTURE(gated);
+  const DevMatrix a = random_device(DType::bf16, m, k, 1.0);
+  const DevMatrix w = random_device(DType::bf16, n, k, 1.0 / std::sqrt(double(k)));
+  const DevMatrix bias = random_device(DType::bf16, 1, n, 0.3);
+  const DevMatrix residual = random_device(out_t, m, n, 2.0);
+  const GateTable g = gate_table(5, n, 2);
+  const auto idx = random_idx(m, 5);
+  const DeviceBuffer d_idx = upload_idx(idx);
+  const DevMatrix out = poisoned_output(out_t, m, n);
+  gemm::ResidualOptions opt;
+  if (with_bias) opt.bias = {bias.buf.get(), DType::bf16, n};
+  if (gated) {
+    opt.gate = g.view;
+    opt.idx = d_idx.as<std::int32_t>();
+  }
+  const Status st = gemm::linear_residual(a.view(), w.view(), residual.view(), out.out(), opt);
+  REQUIRE_MESSAGE(st.ok(), st.to_string());
+  CHECK_LAUNCH();
+  const auto rows = sample_rows(m, fresh_seed());
+  Ref ref = ref_gemm(a.host, w.host, rows);
+  ref_bias_act(ref, with_bias ? &bias.host : nullptr, Activation::identity);
+  ref_residual(ref, residual.host, gated ? &g.chunk : nullptr, idx);
+  check_close(fetch_written(out), ref, "linear_residual");
+
+  // In place (out = residual) gives the same bits.
+  const DevMatrix x = upload(residual.host);
+  REQUIRE(gemm::linear_residual(a.view(), w.view(), x.view(), x.out(), opt).ok());
+  CHECK_LAUNCH();
+  CHECK(bitwise_equal(x, out));
+}
+
+// out_proj / fc2: x += gate[idx] * (a W^T), in place, at one token count.
+template <class Preset>
+void run_gated_preset(Preset preset, const char* name, const DevMatrix& w, std::int64_t m, const gemm::H3Dims& d) {
+  CAPTURE(m);
+  const std::int64_t k = w.host.cols, n = w.host.rows;
+  const DevMatrix a = random_device(DType::bf16, m, k, 1.0);
+  const DevMatrix x0 = random_device(DType::bf16, m, n, 2.0);
+  const GateTable g = gate_table(6, n, name[0] == 'o' ? 2 : 5);  // gate_msa / gate_mlp chunks
+  const auto idx = random_idx(m, 6);
+  const DeviceBuffer d_idx = upload_idx(idx);
+  // Out of place through the building block, poison-checked; then the in-place preset, twice.
+  const DevMatrix out = poisoned_output(DType::bf16, m, n);
+  gemm::ResidualOptions opt;
+  opt.gate = g.view;
+  opt.idx = d_idx.as<std::int32_t>();
+  REQUIRE(gemm::linear_residual(a.view(), w.view(), x0.view(), out.out(), opt).ok());
+  const DevMatrix x = upload(x0.host), x_again = upload(x0.host);
+  REQUIRE(preset(a.view(), w.view(), x.out(), g.view, d_idx.as<std::int32_t>(), nullptr, d).ok());
+  REQUIRE(preset(a.view(), w.view(), x_again.out(), g.view, d_idx.as<std::int32_t>(), nullptr, d).ok());
+  CHECK_LAUNCH();
+  const Matrix got = fetch_written(out);
+  CHECK(bitwise_equal(x, out));
+  CHECK(bitwise_equal(x, x_again));
+  const auto rows = sample_rows(m, fresh_seed());
+  Ref ref = ref_gemm(a.host, w.host, rows);
+  ref_residual(ref, x0.host, &g.chunk, idx);
+  check_close(got, ref, name);
+  Ref unfused = take_rows(cublaslt_gemm(a, w), rows);
+  ref_residual(unfused, x0.host, &g.chunk, idx);
+  round_all(unfused, DType::bf16);
+  check_not_worse_than_cublaslt(take_rows(got, rows), unfused, ref, name);
+}
+
+}  // namespace
+
+GPU_TEST_CASE("linear_residual: plain and gated, bias, in place == out of place") {
+  run_residual(37, 136, 72, false, true, DType::bf16);
+  run_residual(1, 8, 8, true, false, DType::bf16);
+  run_residual(130, 264, 256, true, true, DType::bf16);
+  run_residual(70, 200, 64, true, false, DType::f32);
+}
+
+GPU_TEST_CASE("linear_residual: an index outside the gate table makes its row NaN, not a stray read") {
+  const std::int64_t m = 4, n = 16, k = 16;
+  const DevMatrix a = random_device(DType::bf16, m, k, 1.0), w = random_device(DType::bf16, n, k, 0.25);
+  const DevMatrix res = random_device(DType::bf16, m, n, 1.0), out = poisoned_output(DType::bf16, m, n);
+  const GateTable g = gate_table(3, n, 0);
+  const DeviceBuffer d_idx = upload_idx({0, 99, 2, -1});
+  gemm::ResidualOptions opt;
+  opt.gate = g.view;
+  opt.idx = d_idx.as<std::int32_t>();
+  REQUIRE(gemm::linear_residual(a.view(), w.view(), res.view(), out.out(), opt).ok());
+  CHECK_LAUNCH();
+  const Matrix got = fetch_written(out);
+  for (std::int64_t c = 0; c < n; ++c) {
+    CHECK(std::isfinite(got.at(0, c)));
+    CHECK(std::isnan(got.at(1, c)));
+    CHECK(std::isfinite(got.at(2, c)));
+    CHECK(std::isnan(got.at(3, c)));
+  }
+}
+
+GPU_TEST_CASE("out_proj: every H3 token count, in place, vs float64 and cuBLASLt") {
+  const gemm::H3Dims d;
+  const DevMatrix w = random_device(DType::bf16, d.hidden, d.heads * d.head_dim, 1.0 / std::sqrt(7168.0));
+  for (std::int64_t m : {1, 37, 70, 925, 4096}) run_gated_preset(gemm::out_proj, "out_proj", w, m, d);
+}
+
+GPU_TEST_CASE("fc2: every H3 token count, in place, vs float64 and cuBLASLt") {
+  const gemm::H3Dims d;
+  const DevMatrix w = random_device(DType::bf16, d.hidden, d.ffn, 1.0 / std::sqrt(double(d.ffn)));
+  for (std::int64_t m : {1, 37, 70, 925, 4096}) run_gated_preset(gemm::fc2, "fc2", w, m, d);
+}
+
+GPU_TEST_CASE("out_proj and fc2: the tiny fixture configuration") {
+  const gemm::H3Dims d = gemm::H3Dims::tiny();
+  run_gated_preset(gemm::out_proj, "out_proj tiny", random_device(DType::bf16, d.hidden, d.heads * d.head_dim, 0.125),
+                   9, d);
+  run_gated_preset(gemm::fc2, "fc2 tiny", random_device(DType::bf16, d.hidden, d.ffn, 0.09), 9, d);
+}
