@@ -8,14 +8,13 @@
 #include <cstdio>
 #include <vector>
 
-#define CUDA_OK(expr)                                                 \
-  do {                                                                \
-    cudaError_t e = (expr);                                           \
-    if (e != cudaSuccess) {                                           \
-      std::fprintf(stderr, "%s: %s\n", #expr, cudaGetErrorString(e)); \
-      return 1;                                                       \
-    }                                                                 \
-  } while (0)
+// Prints a failed CUDA call; CUDA_OK returns 1 from main on failure.
+static bool failed(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+  return e != cudaSuccess;
+}
+#define CUDA_OK(expr) \
+  if (failed((expr), #expr)) return 1
 
 // A new node: y = y * scale[col] (say, a per-channel dequantisation scale). One struct, one file.
 struct ColumnScale {

@@ -28,6 +28,13 @@ GemmOperands<bf16_t> ops(const DevMatrix& a, const bf16_t* w, std::int64_t n) {
   return {static_cast<const bf16_t*>(a.buf.get()), w, a.host.rows, n, a.host.cols, a.host.cols, a.host.cols};
 }
 
+// A custom epilogue on a * w^T, w a device pointer to n rows of a.cols: launched and checked.
+template <class Epi> void run_custom(const DevMatrix& a, const bf16_t* w, std::int64_t n, const typename Epi::Params& p) {
+  const Status st = launch_gemm<bf16_t, Epi>(ops(a, w, n), p, gpu_state().sm_count, nullptr);
+  REQUIRE_MESSAGE(st.ok(), st.to_string());
+  CHECK_LAUNCH();
+}
+
 }  // namespace
 
 GPU_TEST_CASE("HeadRmsNorm and Rotary alone, composed into custom epilogues") {
@@ -44,10 +51,7 @@ GPU_TEST_CASE("HeadRmsNorm and Rotary alone, composed into custom epilogues") {
     // Norm heads in [head_dim, n): the first head stays raw, so the column range is tested too.
     const NormOnly::Params np({static_cast<const bf16_t*>(weight.buf.get()), 1e-5f, head_dim, head_dim, n},
                               {static_cast<bf16_t*>(normed.buf.get()), n});
-    REQUIRE(launch_gemm<bf16_t, NormOnly>(ops(a, static_cast<const bf16_t*>(w.buf.get()), n), np,
-                                          gpu_state().sm_count, nullptr)
-                .ok());
-    CHECK_LAUNCH();
+    run_custom<NormOnly>(a, w.buf.as<bf16_t>(), n, np);
     Ref ref = ref_gemm(a.host, w.host, rows);
     ref_head_rmsnorm(ref, head_dim, n, head_dim, weight.host, 1e-5);
     check_close(fetch_written(normed), ref, "HeadRmsNorm alone");
@@ -58,10 +62,7 @@ GPU_TEST_CASE("HeadRmsNorm and Rotary alone, composed into custom epilogues") {
     const RotaryOnly::Params rp({static_cast<const float*>(cos.buf.get()), static_cast<const float*>(sin.buf.get()), rot,
                                  rot, rot, head_dim, 0, n},
                                 {static_cast<bf16_t*>(rotated.buf.get()), n});
-    REQUIRE(launch_gemm<bf16_t, RotaryOnly>(ops(a, static_cast<const bf16_t*>(w.buf.get()), n), rp,
-                                            gpu_state().sm_count, nullptr)
-                .ok());
-    CHECK_LAUNCH();
+    run_custom<RotaryOnly>(a, w.buf.as<bf16_t>(), n, rp);
     Ref rref = ref_gemm(a.host, w.host, rows);
     ref_rotary(rref, 0, n, head_dim, rot, cos.host, sin.host);
     check_close(fetch_written(rotated), rref, "Rotary alone");
@@ -135,9 +136,7 @@ GPU_TEST_CASE("qkv_proj: every H3 token count; fused == separate thirds; repeata
                                  {static_cast<const float*>(cos.buf.get()), static_cast<const float*>(sin.buf.get()),
                                   d.rotary_dim, d.rotary_dim, d.rotary_dim, d.head_dim, 0, part},
                                  {static_cast<bf16_t*>(sep[i].buf.get()), part});
-      REQUIRE(launch_gemm<bf16_t, NormRotary>(ops(h, w_ptr + i * part * d.hidden, part), p, gpu_state().sm_count,
-                                              nullptr)
-                  .ok());
+      run_custom<NormRotary>(h, w_ptr + i * part * d.hidden, part, p);
     }
     REQUIRE(linear(h.view(), {w_ptr + 2 * part * d.hidden, DType::bf16, part, d.hidden, 0}, sep[2].out()).ok());
     CHECK_LAUNCH();
