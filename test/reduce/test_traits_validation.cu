@@ -29,22 +29,31 @@ TEST_CASE("select_row_config: every row fits, thread counts are launchable") {
 TEST_CASE("select_row_config: the layouts the benchmarks rely on") {
   CHECK(select_row_config(128, DType::bf16).shape == RowShape::sub_warp);
   CHECK(select_row_config(1537, DType::bf16).shape == RowShape::warps);
-  CHECK(select_row_config(5376, DType::bf16).shape == RowShape::warps);
-  CHECK(select_row_config(16384, DType::bf16).shape == RowShape::block);
+  CHECK(select_row_config(5376, DType::bf16).shape == RowShape::block);
+  CHECK(select_row_config(16384, DType::bf16).cluster == 2);
   CHECK(select_row_config(16384, DType::f32).cluster == 2);
   for (DType t : {DType::f32, DType::bf16}) {
     const RowConfig long_row = select_row_config(262144, t);
     CHECK(long_row.shape == RowShape::cluster);
     CHECK(long_row.cluster * 8 >= 100);  // 8 rows of 262144 occupy most of 132 SMs
   }
-  CHECK(max_cols(DType::f32) == 294908);
-  CHECK(max_cols(DType::bf16) == 589816);
+  CHECK(max_cols(DType::f32) == 278524);
+  CHECK(max_cols(DType::bf16) == 557048);
 }
 
 TEST_CASE("rows_per_cta: fills the GPU for few rows, keeps whole warps") {
   const RowConfig c = select_row_config(64, DType::bf16);  // 4..8 threads per row
   CHECK(rows_per_cta(c, 37, 132) * c.threads_per_row >= 32);
   CHECK(rows_per_cta(c, 1 << 20, 132) * c.threads_per_row == 256);
+  for (std::int64_t n : {1, 7, 1537, 4096, 9000, 20000, 262144})
+    for (DType t : {DType::f32, DType::bf16})
+      for (std::int64_t m : {1, 37, 4096}) {
+        const RowConfig cfg = select_row_config(n, t);
+        const int per = rows_per_cta(cfg, m, 132);
+        REQUIRE(per >= 1);
+        REQUIRE(per * cfg.threads_per_row <= max_threads_of(cfg.shape));
+        if (cfg.threads_per_row < 32) REQUIRE(per * cfg.threads_per_row % 32 == 0);
+      }
 }
 
 namespace {
@@ -67,9 +76,9 @@ TEST_CASE("validate: each rule gives its own error") {
   CHECK(check<RmsNormPolicy>(in, {host_out, DType::bf16, 15, 128, 0}).code() == Errc::bad_shape);
   CHECK(check<RmsNormPolicy>({reinterpret_cast<char*>(host_in) + 1, DType::bf16, 1, 8, 0}, {host_out, DType::bf16, 1, 8, 0}).code() ==
         Errc::misaligned);
-  CHECK(check<SoftmaxPolicy>({host_in, DType::f32, 1, 294909, 0}, {host_out, DType::f32, 1, 294909, 0}).code() ==
+  CHECK(check<SoftmaxPolicy>({host_in, DType::f32, 1, 278525, 0}, {host_out, DType::f32, 1, 278525, 0}).code() ==
         Errc::too_large);
-  CHECK(check<SoftmaxPolicy>({host_in, DType::f32, 1, 294908, 0}, {host_out, DType::f32, 1, 294908, 0}).ok());
+  CHECK(check<SoftmaxPolicy>({host_in, DType::f32, 1, 278524, 0}, {host_out, DType::f32, 1, 278524, 0}).ok());
   CHECK(check<RmsNormPolicy>(in, {host_in + 1, DType::bf16, 16, 128, 0}).code() == Errc::aliasing);
   CHECK(check<RmsNormPolicy>(in, {host_in, DType::bf16, 16, 128, 0}).ok());  // in place
 

@@ -48,6 +48,17 @@ class [[nodiscard]] Status {
  public:
   Status() = default;
   Status(Errc code, std::string message) : code_(code), message_(std::move(message)) {}
+  Status(const Status&) = default;
+  Status(Status&&) noexcept = default;
+  // Assignment returns nothing: nvcc warns when a returned Status& is ignored, as in `s = f();`.
+  void operator=(const Status& o) {
+    code_ = o.code_;
+    message_ = o.message_;
+  }
+  void operator=(Status&& o) noexcept {
+    code_ = o.code_;
+    message_ = std::move(o.message_);
+  }
 
   static Status cuda(cudaError_t err, const char* what) {
     return {Errc::cuda_error, std::string(what) + ": " + cudaGetErrorName(err) + " (" +

@@ -4,6 +4,7 @@
 #include "fusekit/core/dtype.hpp"
 
 #include <cstdint>
+#include <type_traits>
 
 namespace fusekit {
 
@@ -43,6 +44,32 @@ template <class T, int N> __device__ __forceinline__ bool is_aligned_for(const T
   constexpr int kBytes = N * int(sizeof(T));
   constexpr int kWord = kBytes < 16 ? kBytes : 16;
   return reinterpret_cast<std::uintptr_t>(p) % kWord == 0;
+}
+
+// Fragment <-> fp32 registers. 16-bit types convert two elements per instruction.
+template <class T, int N> __device__ __forceinline__ void to_floats(float (&out)[N], const Fragment<T, N>& f) {
+#pragma unroll
+  for (int e = 0; e < N; ++e) out[e] = to_float(f.v[e]);
+}
+template <class T, int N> __device__ __forceinline__ void from_floats(Fragment<T, N>& f, const float (&in)[N]) {
+  if constexpr (N % 2 == 0 && std::is_same_v<T, bf16_t>) {
+#pragma unroll
+    for (int e = 0; e < N; e += 2)
+      *reinterpret_cast<__nv_bfloat162*>(&f.v[e]) = __floats2bfloat162_rn(in[e], in[e + 1]);
+  } else if constexpr (N % 2 == 0 && std::is_same_v<T, fp16_t>) {
+#pragma unroll
+    for (int e = 0; e < N; e += 2) *reinterpret_cast<__half2*>(&f.v[e]) = __floats2half2_rn(in[e], in[e + 1]);
+  } else {
+#pragma unroll
+    for (int e = 0; e < N; ++e) f.v[e] = from_float<T>(in[e]);
+  }
+}
+
+// 2^x with the hardware approximation (about 2 ulp; subnormal results flush to zero).
+__device__ __forceinline__ float fast_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
 }
 
 // One element of a runtime dtype, as fp32 (for small parameter vectors of any dtype).

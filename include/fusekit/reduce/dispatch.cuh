@@ -14,7 +14,7 @@ namespace fusekit::reduce {
 // few rows to give every SM two CTAs. Only the grouping of rows changes, never a row's arithmetic.
 inline int rows_per_cta(const RowConfig& cfg, std::int64_t rows, int sm_count) {
   if (cfg.shape == RowShape::block || cfg.shape == RowShape::cluster) return 1;
-  int per = 256 / cfg.threads_per_row;
+  int per = cfg.threads_per_row >= 256 ? 1 : 256 / cfg.threads_per_row;
   const int min_per = cfg.threads_per_row < 32 ? 32 / cfg.threads_per_row : 1;  // whole warps
   while (per > min_per && (rows + per - 1) / per < 2 * std::int64_t(sm_count)) per /= 2;
   return per;

@@ -49,14 +49,8 @@ template <class Policy, class TIn, class TOut, RowShape kShape> class RowAgent {
   template <class F> __device__ float max(F f) { return transform_reduce<MaxOp>(f); }
 
   // Element 0 of the row (after the residual add), the same value in every thread of the row.
-  // Read from global memory before any reduction, hence before any CTA of the row writes.
-  __device__ float first() const {
-    if (!active_) return 0.f;
-    float x = to_float(static_cast<const TIn*>(p_.in)[row_ * p_.in_stride]);
-    if (p_.residual)
-      x = round_to_input(x + to_float(static_cast<const TIn*>(p_.residual)[row_ * p_.residual_stride]));
-    return x;
-  }
+  // Loaded with the row, so its latency hides behind the row's own loads.
+  __device__ float first() const { return first_; }
 
  private:
   __device__ static float round_to_input(float x) { return to_float(from_float<TIn>(x)); }
@@ -89,19 +83,29 @@ template <class Policy, class TIn, class TOut, RowShape kShape> class RowAgent {
   }
 
   __device__ void load() {
+    if (!active_) return;
     const TIn* in_row = static_cast<const TIn*>(p_.in) + row_ * p_.in_stride;
 #pragma unroll
     for (int c = 0; c < kChunks; ++c)
       if (live(c)) read(x_[c], in_row, c);
+    // All reads of the row happen before any reduction, hence before any CTA of the row writes.
+    first_ = to_float(in_row[0]);
     if (p_.residual == nullptr) return;
     const TIn* res_row = static_cast<const TIn*>(p_.residual) + row_ * p_.residual_stride;
+    first_ = round_to_input(first_ + to_float(res_row[0]));
+    Fragment<TIn, kVec> r[kChunks];  // all loads in flight before the first add
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c)
+      if (live(c)) read(r[c], res_row, c);
 #pragma unroll
     for (int c = 0; c < kChunks; ++c) {
       if (!live(c)) continue;
-      Fragment<TIn, kVec> r;
-      read(r, res_row, c);
+      float x[kVec], y[kVec];
+      to_floats(x, x_[c]);
+      to_floats(y, r[c]);
 #pragma unroll
-      for (int e = 0; e < kVec; ++e) x_[c].v[e] = from_float<TIn>(to_float(x_[c].v[e]) + to_float(r.v[e]));
+      for (int e = 0; e < kVec; ++e) x[e] += y[e];
+      from_floats(x_[c], x);
     }
   }
 
@@ -112,10 +116,16 @@ template <class Policy, class TIn, class TOut, RowShape kShape> class RowAgent {
 #pragma unroll
     for (int c = 0; c < kChunks; ++c) {
       if (!live(c)) continue;
-      const bool all = whole(c);
+      float x[kVec];
+      to_floats(x, x_[c]);
+      if (whole(c)) {  // every vector but a misaligned row's first and last: no per-element tests
 #pragma unroll
-      for (int e = 0; e < kVec; ++e)
-        if (all || inside(c, e)) acc[e] = Op::combine(acc[e], f(to_float(x_[c].v[e])));
+        for (int e = 0; e < kVec; ++e) acc[e] = Op::combine(acc[e], f(x[e]));
+      } else {
+#pragma unroll
+        for (int e = 0; e < kVec; ++e)
+          if (inside(c, e)) acc[e] = Op::combine(acc[e], f(x[e]));
+      }
     }
 #pragma unroll
     for (int width = kVec / 2; width >= 1; width /= 2)
@@ -149,8 +159,9 @@ template <class Policy, class TIn, class TOut, RowShape kShape> class RowAgent {
       if (!live(c)) continue;
       if (res_out_row) write(res_out_row, x_[c], c);
       float y[kVec];
+      to_floats(y, x_[c]);
 #pragma unroll
-      for (int e = 0; e < kVec; ++e) y[e] = Policy::normalize(to_float(x_[c].v[e]), stats);
+      for (int e = 0; e < kVec; ++e) y[e] = Policy::normalize(y[e], stats);
       if (p_.weight) {
         float w[kVec];
         load_as_float(w, p_.weight, p_.weight_dtype, col(c), p_.cols);
@@ -170,9 +181,12 @@ template <class Policy, class TIn, class TOut, RowShape kShape> class RowAgent {
 #pragma unroll
         for (int e = 0; e < kVec; ++e) y[e] = fmaf(y[e], 1.f + s[e], h[e]);
       }
-      Fragment<TOut, kVec> o;
+      if (bad_index) {
 #pragma unroll
-      for (int e = 0; e < kVec; ++e) o.v[e] = from_float<TOut>(bad_index ? NAN : y[e]);
+        for (int e = 0; e < kVec; ++e) y[e] = NAN;
+      }
+      Fragment<TOut, kVec> o;
+      from_floats(o, y);
       write(out_row, o, c);
     }
   }
@@ -183,6 +197,7 @@ template <class Policy, class TIn, class TOut, RowShape kShape> class RowAgent {
   bool active_;
   int col0_ = 0;
   int live_chunks_ = 0;
+  float first_ = 0.f;
   Fragment<TIn, kVec> x_[kChunks];
 };
 

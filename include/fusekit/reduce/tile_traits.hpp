@@ -9,9 +9,12 @@
 // Why these numbers (H200, see benchmark/RESULTS.md):
 //  * 16-byte vectors and several per thread keep enough bytes in flight per SM to cover HBM latency;
 //  * short rows use sub-warp groups (4..32 threads, shuffles only) so small N does not idle lanes;
-//  * a CTA holds at most ~40 KB of a row, so that two or more CTAs share an SM and one's loads
-//    overlap another's reduction; longer rows are split over a cluster of 2..16 CTAs, which also
-//    keeps 8 rows of 262144 elements on 128 SMs instead of 8;
+//  * few vectors per thread (2, 4, 8 as rows grow) and many threads: the per-thread serial work
+//    (convert, reduce, normalize, convert back) stays short, which bounds the latency of small
+//    calls and keeps the instruction count per byte low for 16-bit types;
+//  * a CTA holds at most 288 x 8 vectors (36 KB) of a row, so several CTAs share an SM and one's
+//    loads overlap another's reduction; longer rows are split over a cluster of 2..16 CTAs, which
+//    also keeps 8 rows of 262144 elements on 128 SMs instead of 8;
 //  * thread counts are multiples of 32 up to a cap 32 above a power of two: a row whose start is not
 //    16-byte aligned spans one vector more than an aligned one, and N is often a power of two.
 #pragma once
@@ -25,16 +28,16 @@ namespace fusekit::reduce {
 // Compile-time part of the layout: the kernel is instantiated once per distinct value.
 enum class RowShape : std::uint8_t {
   sub_warp,  // 2 vectors per thread, 4..32 threads per row, many rows per CTA
-  warps,     // 4 vectors per thread, 32..288 threads per row
-  block,     // 8 vectors per thread, 160..288 threads per row, one row per CTA
-  cluster,   // 16 vectors per thread, 32..288 threads per CTA, 2..16 CTAs per row
+  warps,     // 2 vectors per thread, 32..288 threads per row
+  block,     // 4 vectors per thread, 160..288 threads per row
+  cluster,   // 8 vectors per thread, 2..16 CTAs per row of up to 288 threads (544 for the longest rows)
 };
 
 FUSEKIT_HD constexpr int chunks_of(RowShape s) {
-  return s == RowShape::sub_warp ? 2 : s == RowShape::warps ? 4 : s == RowShape::block ? 8 : 16;
+  return s == RowShape::sub_warp || s == RowShape::warps ? 2 : s == RowShape::block ? 4 : 8;
 }
 FUSEKIT_HD constexpr int max_threads_of(RowShape s) {
-  return s == RowShape::sub_warp ? 256 : 288;
+  return s == RowShape::sub_warp ? 256 : s == RowShape::cluster ? 544 : 288;
 }
 
 struct RowConfig {
@@ -49,8 +52,8 @@ constexpr int kMaxCluster = 16;
 
 constexpr int elements_per_vector(DType t) { return 16 / static_cast<int>(dtype_size(t)); }
 
-// The longest supported row for an input dtype: 16 CTAs x 288 threads x 16 vectors, less one
-// vector of misalignment slack. f32: 294908, f16/bf16: 589816.
+// The longest supported row for an input dtype: 16 CTAs x 544 threads x 8 vectors, less one
+// vector of misalignment slack. f32: 278524, f16/bf16: 557048.
 constexpr std::int64_t max_cols(DType t) {
   return (std::int64_t(kMaxCluster) * max_threads_of(RowShape::cluster) * chunks_of(RowShape::cluster) - 1) *
          elements_per_vector(t);
@@ -75,19 +78,19 @@ constexpr RowConfig select_row_config(std::int64_t cols, DType t) {
     c.shape = RowShape::sub_warp;
     int t = next_pow2(ceil_div(vectors, 2));
     c.threads_per_row = t < 4 ? 4 : t;
-  } else if (vectors <= 4 * max_threads_of(RowShape::warps)) {
+  } else if (vectors <= 2 * max_threads_of(RowShape::warps)) {
     c.shape = RowShape::warps;
-    c.threads_per_row = round_up(ceil_div(vectors, 4), 32);
-  } else if (vectors <= 8 * max_threads_of(RowShape::block)) {
+    c.threads_per_row = round_up(ceil_div(vectors, 2), 32);
+  } else if (vectors <= 4 * max_threads_of(RowShape::block)) {
     c.shape = RowShape::block;
-    c.threads_per_row = round_up(ceil_div(vectors, 8), 32);
+    c.threads_per_row = round_up(ceil_div(vectors, 4), 32);
   } else {
-    // Split so each CTA holds <= 160 threads x 16 vectors (40 KB), up to 16 CTAs.
+    // The smallest cluster whose CTAs need <= 288 threads; past 16 CTAs the CTAs grow instead.
     c.shape = RowShape::cluster;
     int cluster = 2;
-    while (cluster < kMaxCluster && ceil_div(vectors, cluster * 16) > 160) cluster *= 2;
+    while (cluster < kMaxCluster && ceil_div(vectors, cluster * 8) > 288) cluster *= 2;
     c.cluster = cluster;
-    c.threads_per_row = round_up(ceil_div(vectors, cluster * 16), 32);
+    c.threads_per_row = round_up(ceil_div(vectors, cluster * 8), 32);
   }
   return c;
 }

@@ -5,6 +5,7 @@
 // anywhere in a row makes the sum, and so the whole row, NaN.
 #pragma once
 
+#include "fusekit/core/vector_io.cuh"
 #include "fusekit/reduce/row_params.hpp"
 
 namespace fusekit::reduce {
@@ -21,7 +22,8 @@ struct SoftmaxPolicy {
     float max, sum, inv_sum;
   };
 
-  __device__ static float scaled_exp(float x, float max) { return exp2f((x - max) * kLog2e); }
+  // x - max is exact near the max (where the large outputs are), so only the product is rounded.
+  __device__ static float scaled_exp(float x, float max) { return fast_exp2((x - max) * kLog2e); }
 
   template <class Row> __device__ static Stats statistics(Row& row, const RowParams&) {
     const float max = row.max([](float x) { return x; });

@@ -1,0 +1,199 @@
+// Benchmark cases for the row ops: fusekit's kernel and the plain baseline on the same buffers,
+// validated against the float64 reference of the tests.
+#pragma once
+
+#include "harness.hpp"
+#include "plain_rows.cuh"
+#include "reduce/reference.hpp"
+
+#include "fusekit/reduce.hpp"
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace fusekit::bench {
+
+using test::RowOp;
+
+inline void cuda_ok(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+struct DeviceArray {
+  void* ptr = nullptr;
+  explicit DeviceArray(std::size_t bytes) { cuda_ok(cudaMalloc(&ptr, bytes ? bytes : 1), "cudaMalloc"); }
+  ~DeviceArray() { cudaFree(ptr); }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+};
+
+struct RowShapeSpec {
+  std::int64_t rows, cols;
+  bool modulate = false;  // MiniMax-H3 norm: RMSNorm with weight, then adaLN from a 3-row table
+};
+
+constexpr const char* op_name(RowOp op) {
+  return op == RowOp::softmax ? "softmax" : op == RowOp::rms_norm ? "rms_norm" : "layer_norm";
+}
+template <RowOp kOp> constexpr PlainOp plain_of() {
+  return kOp == RowOp::softmax ? PlainOp::softmax : kOp == RowOp::rms_norm ? PlainOp::rms_norm : PlainOp::layer_norm;
+}
+
+// Everything one case owns on the device: `sets` copies of input and output, weight, bias, table.
+template <class T> struct RowBuffers {
+  static constexpr std::int64_t kTableRows = 3, kTableChunks = 6;  // H3: 6 chunks per (timestep, modality) row
+  RowShapeSpec shape;
+  int sets;
+  std::size_t elems;
+  DeviceArray in, out, weight, bias, table, index;
+  std::vector<T> h_in, h_weight, h_bias, h_table;
+  std::vector<std::int32_t> h_index;
+
+  RowBuffers(const RowShapeSpec& s, int sets_)
+      : shape(s), sets(sets_), elems(std::size_t(s.rows * s.cols)), in(elems * sizeof(T) * sets_),
+        out(elems * sizeof(T) * sets_), weight(std::size_t(s.cols) * sizeof(T)), bias(std::size_t(s.cols) * sizeof(T)),
+        table(std::size_t(kTableRows * kTableChunks * s.cols) * sizeof(T)),
+        index(std::size_t(s.rows) * sizeof(std::int32_t)) {
+    std::mt19937_64 rng(std::random_device{}());
+    std::normal_distribution<float> normal(0.f, 1.f);
+    auto fill = [&](std::vector<T>& v, std::size_t n, float mean, float sd) {
+      v.resize(n);
+      for (auto& x : v) x = from_float<T>(mean + sd * normal(rng));
+    };
+    fill(h_in, elems, 0.f, 2.f);
+    fill(h_weight, std::size_t(s.cols), 1.f, 0.2f);
+    fill(h_bias, std::size_t(s.cols), 0.f, 0.2f);
+    fill(h_table, std::size_t(kTableRows * kTableChunks * s.cols), 0.f, 0.3f);
+    h_index.resize(std::size_t(s.rows));
+    for (auto& t : h_index) t = std::int32_t(rng() % kTableRows);
+    for (int k = 0; k < sets; ++k)
+      cuda_ok(cudaMemcpy(static_cast<T*>(in.ptr) + k * elems, h_in.data(), elems * sizeof(T), cudaMemcpyHostToDevice),
+              "upload");
+    cuda_ok(cudaMemcpy(weight.ptr, h_weight.data(), h_weight.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
+    cuda_ok(cudaMemcpy(bias.ptr, h_bias.data(), h_bias.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
+    cuda_ok(cudaMemcpy(table.ptr, h_table.data(), h_table.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
+    cuda_ok(cudaMemcpy(index.ptr, h_index.data(), h_index.size() * 4, cudaMemcpyHostToDevice), "upload");
+  }
+
+  ConstRows in_rows(int k) const { return {static_cast<const T*>(in.ptr) + k * elems, dtype_v<T>, shape.rows, shape.cols, 0}; }
+  Rows out_rows(int k) const { return {static_cast<T*>(out.ptr) + k * elems, dtype_v<T>, shape.rows, shape.cols, 0}; }
+
+  template <RowOp kOp> NormOptions options() const {
+    NormOptions o;
+    if constexpr (kOp != RowOp::softmax) o.weight = {weight.ptr, dtype_v<T>, shape.cols};
+    if constexpr (kOp == RowOp::layer_norm) o.bias = {bias.ptr, dtype_v<T>, shape.cols};
+    if (shape.modulate) {
+      const T* t = static_cast<const T*>(table.ptr);
+      // H3 order within a table row: shift_msa, scale_msa, gate_msa, ...
+      o.modulation = {t + shape.cols, t, dtype_v<T>, kTableRows, kTableChunks * shape.cols,
+                      static_cast<const std::int32_t*>(index.ptr)};
+    }
+    return o;
+  }
+
+  // Normwise relative error of set 0's output against the float64 reference.
+  template <RowOp kOp> Validation validate() const {
+    std::vector<T> h_out(elems);
+    cuda_ok(cudaMemcpy(h_out.data(), out.ptr, elems * sizeof(T), cudaMemcpyDeviceToHost), "download");
+    const std::size_t n = std::size_t(shape.cols);
+    std::vector<double> x(n), w, b, sc, sh;
+    if (kOp != RowOp::softmax) to_double(w, h_weight);
+    if (kOp == RowOp::layer_norm) to_double(b, h_bias);
+    double err = 0, norm = 0;
+    for (std::int64_t r = 0; r < shape.rows; ++r) {
+      for (std::size_t i = 0; i < n; ++i) x[i] = to_float(h_in[std::size_t(r) * n + i]);
+      if (shape.modulate) {
+        const std::size_t base = std::size_t(h_index[std::size_t(r)] * kTableChunks * shape.cols);
+        sc.resize(n);
+        sh.resize(n);
+        for (std::size_t i = 0; i < n; ++i) {
+          sh[i] = to_float(h_table[base + i]);
+          sc[i] = to_float(h_table[base + n + i]);
+        }
+      }
+      const auto ref = test::reference_row(kOp, x, 1e-5, w, 0.0, b, sc, sh);
+      for (std::size_t i = 0; i < n; ++i) {
+        const double d = to_float(h_out[std::size_t(r) * n + i]) - ref.y[i];
+        err += d * d;
+        norm += ref.y[i] * ref.y[i];
+      }
+    }
+    Validation v;
+    v.rel_err = std::sqrt(err / norm);
+    const double tolerance = sizeof(T) == 4 ? 1e-5 : 8e-3;
+    v.ok = std::isfinite(v.rel_err) && v.rel_err <= tolerance;
+    if (!v.ok) v.message = "relative error " + std::to_string(v.rel_err) + " above " + std::to_string(tolerance);
+    return v;
+  }
+
+  static void to_double(std::vector<double>& d, const std::vector<T>& s) {
+    d.resize(s.size());
+    for (std::size_t i = 0; i < s.size(); ++i) d[i] = to_float(s[i]);
+  }
+};
+
+// Registers fusekit's kernel and the plain baseline for one op, dtype and shape.
+template <RowOp kOp, class T>
+void register_row_op(const std::string& suite, const RowShapeSpec& shape, std::vector<Mode> modes) {
+  const double bytes = double(shape.rows * shape.cols) * sizeof(T) * 2;
+  const std::string name = shape.modulate ? std::string(op_name(kOp)) + "_modulate" : op_name(kOp);
+  const std::string dims = suite == "h3_norm" ? "tokens=" + std::to_string(shape.rows)
+                                               : std::to_string(shape.rows) + "x" + std::to_string(shape.cols);
+  for (const char* impl : {"fusekit", "plain"}) {
+    CaseSpec spec{suite, name, sizeof(T) == 4 ? "f32" : "bf16", dims, impl, bytes, 0, bytes, modes};
+    const bool plain = std::string(impl) == "plain";
+    register_case(spec, [shape, plain](int sets) {
+      auto buffers = std::make_shared<RowBuffers<T>>(shape, sets);
+      Instance instance;
+      instance.keepalive = buffers;
+      instance.validate = [b = buffers.get()] { return b->template validate<kOp>(); };
+      if (plain) {
+        instance.launch = [b = buffers.get()](cudaStream_t stream, int set) {
+          reduce::RowParams p;
+          const NormOptions o = b->template options<kOp>();
+          using Checks = std::conditional_t<kOp == RowOp::softmax, reduce::SoftmaxPolicy, reduce::LayerNormPolicy>;
+          if (!reduce::validate<Checks>(b->in_rows(set), b->out_rows(set), o, p).ok())
+            throw std::runtime_error("plain: bad arguments");
+          plain_rows<plain_of<kOp>(), T, T>(p, stream);
+        };
+      } else {
+        instance.launch = [b = buffers.get()](cudaStream_t stream, int set) {
+          const NormOptions o = b->template options<kOp>();
+          Status s;
+          if constexpr (kOp == RowOp::softmax) s = softmax<DTypes<T>>(b->in_rows(set), b->out_rows(set), {}, stream);
+          else if constexpr (kOp == RowOp::rms_norm) s = rms_norm<DTypes<T>>(b->in_rows(set), b->out_rows(set), o, stream);
+          else s = layer_norm<DTypes<T>>(b->in_rows(set), b->out_rows(set), o, stream);
+          if (!s.ok()) throw std::runtime_error(s.to_string());
+        };
+      }
+      return instance;
+    });
+  }
+}
+
+// The default suites for one dtype: the seed audit's shapes in all four modes, and a bandwidth
+// sweep (>= 8M elements, N from 1024 to 262144) in GPU throughput mode.
+template <class T> void register_row_suites() {
+  const std::vector<Mode> all(std::begin(kAllModes), std::end(kAllModes));
+  const std::vector<Mode> throughput{Mode::gpu_throughput};
+  const RowShapeSpec seed_shapes[] = {{37, 1537}, {256, 3072}, {768, 6144}, {1024, 4096}};
+  const RowShapeSpec sweep[] = {{8192, 1024}, {5462, 1537}, {2048, 4096}, {1561, 5376},
+                                {1024, 8192}, {512, 16384}, {128, 65536}, {8, 262144}, {32, 262144}};
+  for (const auto& s : seed_shapes) {
+    register_row_op<RowOp::softmax, T>("reduce", s, all);
+    register_row_op<RowOp::rms_norm, T>("reduce", s, all);
+    register_row_op<RowOp::layer_norm, T>("reduce", s, all);
+  }
+  for (const auto& s : sweep) {
+    register_row_op<RowOp::softmax, T>("reduce_bw", s, throughput);
+    register_row_op<RowOp::rms_norm, T>("reduce_bw", s, throughput);
+    register_row_op<RowOp::layer_norm, T>("reduce_bw", s, throughput);
+  }
+}
+
+}  // namespace fusekit::bench

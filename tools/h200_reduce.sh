@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# What the lent H200 runs for the row ops, in one call; logs under $OUT.
+#   tools/h200_reduce.sh CARRY_DIR [tests|sanitize|bench]...
+# CARRY_DIR holds the binaries built here (x86-64, sm_90a) and libbenchmark.so.1debian.
+set -uo pipefail
+dir=$(cd "$1" && pwd); shift
+out=${OUT:?set OUT}
+export LD_LIBRARY_PATH="$dir:${LD_LIBRARY_PATH:-}"
+steps=" $* "
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$out/gpu.txt" 2>&1
+status=0
+if [[ $steps == *" tests "* ]]; then
+  for t in "$dir"/fusekit_test_*; do
+    echo "== $(basename "$t")"
+    "$t" > "$out/$(basename "$t").log" 2>&1 || { status=1; echo "FAILED: $(basename "$t")"; }
+    tail -n 4 "$out/$(basename "$t").log"
+  done
+fi
+if [[ $steps == *" sanitize "* ]]; then
+  for tool in memcheck racecheck synccheck; do
+    echo "== compute-sanitizer $tool"
+    compute-sanitizer --tool "$tool" --error-exitcode 9 "$dir/fusekit_test_reduce_gpu" \
+      -tc="*layouts*,*rejects*,rms_norm: fused*,*MiniMax*,softmax: all*" > "$out/sanitize_$tool.log" 2>&1 \
+      || { status=1; echo "FAILED: $tool"; }
+    grep -E "ERROR SUMMARY|test cases" "$out/sanitize_$tool.log" | tail -n 2
+  done
+fi
+if [[ $steps == *" bench "* ]]; then
+  echo "== fusekit_bench_reduce"
+  "$dir/fusekit_bench_reduce" --require-gpu ${BENCH_ARGS:-} --benchmark_out="$out/bench_reduce.json" \
+    --benchmark_out_format=json > "$out/bench_reduce.txt" 2> "$out/bench_reduce.log" || { status=1; echo "FAILED: bench"; }
+  tail -n 3 "$out/bench_reduce.log"
+fi
+exit $status
