@@ -172,6 +172,14 @@ TEST_CASE("sharded checkpoint: shards plus index, written and read back") {
   CHECK(c.shards().size() == 4);
   for (const auto& t : keep) CHECK(same_bytes(c.find(t.spec.name).bytes, t.pieces[0]));
 
+  SUBCASE("rewriting the directory as a single file retires the old index") {
+    std::vector<OutputTensor> one{keep[3]};
+    REQUIRE(write_checkpoint(dir.path(), one).ok());
+    Checkpoint single;
+    REQUIRE(Checkpoint::open(dir.path(), single).ok());
+    CHECK(single.size() == 1);
+    CHECK(same_bytes(single.find("t3").bytes, keep[3].pieces[0]));
+  }
   SUBCASE("an index naming a tensor its shard lacks is refused") {
     fusekit::test::write_file(dir / "model.safetensors.index.json",
                               R"({"weight_map":{"t0":"model-00001-of-00004.safetensors","t9":"model-00001-of-00004.safetensors"}})");

@@ -49,6 +49,7 @@ class MappedFile {
     if (::fstat(f.fd_, &st) != 0) return errno_status("cannot stat", path);
     if (!S_ISREG(st.st_mode)) return {Errc::io_error, path + " is not a regular file"};
     f.size_ = static_cast<std::size_t>(st.st_size);
+    ::posix_fadvise(f.fd_, 0, 0, POSIX_FADV_SEQUENTIAL);  // larger readahead for the kernel copies
     if (f.size_ > 0) {  // mmap of zero bytes is an error; an empty file has an empty view
       void* p = ::mmap(nullptr, f.size_, PROT_READ, MAP_SHARED, f.fd_, 0);
       if (p == MAP_FAILED) return errno_status("cannot map", path);

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
@@ -69,6 +71,11 @@ using ByteProgress = std::function<void(std::uint64_t)>;
 struct WriteOptions {
   bool kernel_copy = true;                      // copy_file_range for file-backed pieces
   std::uint64_t chunk_bytes = std::uint64_t(64) << 20;  // granularity of writes and progress calls
+  // Start each chunk's writeback as soon as it is complete (sync_file_range), leaving the
+  // final fsync little to do. Off by default: submitting from the copying thread stalls it
+  // on a busy disk, while the kernel's own flusher writes in parallel with our reads
+  // (5.6 GB cold, this machine: 8.35 / 9.61 s on, 6.58 / 7.35 s off).
+  bool early_writeback = false;
 };
 
 namespace detail {
@@ -170,7 +177,13 @@ class PieceWriter {
  private:
   void advance(std::uint64_t n) {
     at_ += n;
+    if (opt_.early_writeback && at_ - written_back_ >= opt_.chunk_bytes) start_writeback();
     if (progress_) progress_(at_);
+  }
+  // Best effort: errors surface at the fsync that commits the file.
+  void start_writeback() {
+    ::sync_file_range(fd_, static_cast<off_t>(written_back_), static_cast<off_t>(at_ - written_back_), SYNC_FILE_RANGE_WRITE);
+    written_back_ = at_;
   }
   int fd_;
   std::string path_;
@@ -178,6 +191,7 @@ class PieceWriter {
   const ByteProgress& progress_;
   std::uint64_t at_ = 0;
   bool kernel_copy_works_ = true;
+  std::uint64_t written_back_ = 0;
   std::vector<std::byte> scratch_;
 };
 

@@ -27,7 +27,8 @@ inline constexpr const char* kIndexName = "model.safetensors.index.json";
 
 class Checkpoint {
  public:
-  // `path`: a .safetensors file, an index JSON, or a directory holding either.
+  // `path`: a .safetensors file, an index JSON, or a directory holding one index, or one
+  // .safetensors file, or model.safetensors beside other files.
   static Status open(const std::string& path, Checkpoint& out) {
     namespace fs = std::filesystem;
     std::error_code ec;
@@ -41,6 +42,9 @@ class Checkpoint {
       if (ec) return {Errc::io_error, "cannot list " + path + ": " + ec.message()};
       if (indexes.size() == 1) return open_index(indexes[0], out);
       if (indexes.empty() && files.size() == 1) return open_single(files[0], out);
+      // write_checkpoint's single-file name wins over unreferenced shards of an earlier write.
+      const std::string single = path + "/model.safetensors";
+      if (indexes.empty() && fs::exists(single, ec)) return open_single(single, out);
       return {Errc::bad_format, path + ": expected one *.safetensors.index.json or exactly one *.safetensors file, found " +
                                     std::to_string(indexes.size()) + " index files and " +
                                     std::to_string(files.size()) + " safetensors files"};
@@ -207,7 +211,13 @@ inline Status write_checkpoint(const std::string& dir, std::vector<OutputTensor>
     FUSEKIT_TRY(detail::pwrite_all(files.back().fd(), reinterpret_cast<const std::byte*>(text.data()), text.size(), 0,
                                    files.back().temp_path()));
   }
-  return commit_all(files);
+  FUSEKIT_TRY(commit_all(files));
+  if (shards.size() == 1) {
+    // An index left by an earlier sharded write would shadow the new single file.
+    const std::string stale = dir + "/" + std::string(sharding.prefix) + ".safetensors.index.json";
+    if (::unlink(stale.c_str()) != 0 && errno != ENOENT) return errno_status("cannot remove stale index", stale);
+  }
+  return {};
 }
 
 }  // namespace fusekit::checkpoint
