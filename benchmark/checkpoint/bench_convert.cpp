@@ -2,6 +2,7 @@
 // generated full-width MiniMax-H3 checkpoint, against `cp` of the same files in the same run.
 //
 //   fusekit_bench_checkpoint [--dir D] [--blocks N] [--rounds R] [--cache cold|warm] [--early-writeback on|off]
+//                            [--shard-mb N]
 //
 // cold: the page cache is dropped before every timed step (needs root), so each step reads
 // from the disk; warm: the source is read once before every timed step. The converter
@@ -120,8 +121,9 @@ int main(int argc, char** argv) {
     else if (a == "--rounds") rounds = std::stoi(v);
     else if (a == "--cache") cold = v == "cold";
     else if (a == "--early-writeback") opt.write.early_writeback = v == "on";  // default off
+    else if (a == "--shard-mb") opt.sharding.max_shard_bytes = std::stoull(v) * 1'000'000;
     else {
-      std::cerr << "usage: fusekit_bench_checkpoint [--dir D] [--blocks N] [--rounds R] [--cache cold|warm] [--early-writeback on|off]\n";
+      std::cerr << "usage: fusekit_bench_checkpoint [--dir D] [--blocks N] [--rounds R] [--cache cold|warm] [--early-writeback on|off] [--shard-mb N]\n";
       return 2;
     }
   }
