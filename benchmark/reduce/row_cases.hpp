@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -131,6 +132,15 @@ template <class T> struct RowBuffers {
     return v;
   }
 
+  Validation validate_copy() const {
+    std::vector<T> h_out(elems);
+    cuda_ok(cudaMemcpy(h_out.data(), out.ptr, elems * sizeof(T), cudaMemcpyDeviceToHost), "download");
+    Validation v;
+    v.ok = std::memcmp(h_out.data(), h_in.data(), elems * sizeof(T)) == 0;
+    if (!v.ok) v.message = "copy differs from its input";
+    return v;
+  }
+
   static void to_double(std::vector<double>& d, const std::vector<T>& s) {
     d.resize(s.size());
     for (std::size_t i = 0; i < s.size(); ++i) d[i] = to_float(s[i]);
@@ -144,15 +154,22 @@ void register_row_op(const std::string& suite, const RowShapeSpec& shape, std::v
   const std::string name = shape.modulate ? std::string(op_name(kOp)) + "_modulate" : op_name(kOp);
   const std::string dims = suite == "h3_norm" ? "tokens=" + std::to_string(shape.rows)
                                                : std::to_string(shape.rows) + "x" + std::to_string(shape.cols);
-  for (const char* impl : {"fusekit", "plain"}) {
+  for (const char* impl : {"fusekit", "plain", "copy"}) {
     CaseSpec spec{suite, name, sizeof(T) == 4 ? "f32" : "bf16", dims, impl, bytes, 0, bytes, modes};
-    const bool plain = std::string(impl) == "plain";
-    register_case(spec, [shape, plain](int sets) {
+    const std::string kind = impl;
+    register_case(spec, [shape, kind](int sets) {
       auto buffers = std::make_shared<RowBuffers<T>>(shape, sets);
       Instance instance;
       instance.keepalive = buffers;
       instance.validate = [b = buffers.get()] { return b->template validate<kOp>(); };
-      if (plain) {
+      if (kind == "copy") {
+        // The copy ceiling at this very size: the same bytes read and written, launched the same way.
+        instance.launch = [b = buffers.get()](cudaStream_t stream, int set) {
+          cuda_ok(cudaMemcpyAsync(b->out_rows(set).data, b->in_rows(set).data, b->elems * sizeof(T),
+                                  cudaMemcpyDeviceToDevice, stream), "cudaMemcpyAsync");
+        };
+        instance.validate = [b = buffers.get()] { return b->validate_copy(); };
+      } else if (kind == "plain") {
         instance.launch = [b = buffers.get()](cudaStream_t stream, int set) {
           reduce::RowParams p;
           const NormOptions o = b->template options<kOp>();

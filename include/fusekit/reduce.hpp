@@ -6,7 +6,7 @@
 // instantiates the kernels of every dtype pair it may meet; a translation unit that knows its
 // dtypes can name them and compile only those, e.g. fusekit::rms_norm<fusekit::DTypes<fusekit::bf16_t>>.
 //
-// Any N from 1 to reduce::max_cols(dtype) (f32: 278524, f16/bf16: 557048), any number of rows
+// Any N from 1 to reduce::max_cols(dtype) (f32: 294908, f16/bf16: 589816), any number of rows
 // (0 is a no-op), any row stride >= N, pointers aligned to their element size (16-byte alignment
 // is not required; it is faster), in place allowed (out == in). Accumulation is fp32. A row's result
 // depends only on its values, N, the dtypes and the row's address modulo 16 bytes: never on how many

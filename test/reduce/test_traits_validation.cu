@@ -30,15 +30,16 @@ TEST_CASE("select_row_config: the layouts the benchmarks rely on") {
   CHECK(select_row_config(128, DType::bf16).shape == RowShape::sub_warp);
   CHECK(select_row_config(1537, DType::bf16).shape == RowShape::warps);
   CHECK(select_row_config(5376, DType::bf16).shape == RowShape::block);
-  CHECK(select_row_config(16384, DType::bf16).cluster == 2);
+  CHECK(select_row_config(16384, DType::bf16).shape == RowShape::wide);
+  CHECK(select_row_config(8192, DType::f32).shape == RowShape::wide);
   CHECK(select_row_config(16384, DType::f32).cluster == 2);
   for (DType t : {DType::f32, DType::bf16}) {
     const RowConfig long_row = select_row_config(262144, t);
     CHECK(long_row.shape == RowShape::cluster);
     CHECK(long_row.cluster * 8 >= 100);  // 8 rows of 262144 occupy most of 132 SMs
   }
-  CHECK(max_cols(DType::f32) == 278524);
-  CHECK(max_cols(DType::bf16) == 557048);
+  CHECK(max_cols(DType::f32) == 294908);
+  CHECK(max_cols(DType::bf16) == 589816);
 }
 
 TEST_CASE("rows_per_cta: fills the GPU for few rows, keeps whole warps") {
@@ -76,9 +77,9 @@ TEST_CASE("validate: each rule gives its own error") {
   CHECK(check<RmsNormPolicy>(in, {host_out, DType::bf16, 15, 128, 0}).code() == Errc::bad_shape);
   CHECK(check<RmsNormPolicy>({reinterpret_cast<char*>(host_in) + 1, DType::bf16, 1, 8, 0}, {host_out, DType::bf16, 1, 8, 0}).code() ==
         Errc::misaligned);
-  CHECK(check<SoftmaxPolicy>({host_in, DType::f32, 1, 278525, 0}, {host_out, DType::f32, 1, 278525, 0}).code() ==
+  CHECK(check<SoftmaxPolicy>({host_in, DType::f32, 1, 294909, 0}, {host_out, DType::f32, 1, 294909, 0}).code() ==
         Errc::too_large);
-  CHECK(check<SoftmaxPolicy>({host_in, DType::f32, 1, 278524, 0}, {host_out, DType::f32, 1, 278524, 0}).ok());
+  CHECK(check<SoftmaxPolicy>({host_in, DType::f32, 1, 294908, 0}, {host_out, DType::f32, 1, 294908, 0}).ok());
   CHECK(check<RmsNormPolicy>(in, {host_in + 1, DType::bf16, 16, 128, 0}).code() == Errc::aliasing);
   CHECK(check<RmsNormPolicy>(in, {host_in, DType::bf16, 16, 128, 0}).ok());  // in place
 

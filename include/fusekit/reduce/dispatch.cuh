@@ -3,6 +3,7 @@
 #pragma once
 
 #include "fusekit/core/device.hpp"
+#include "fusekit/core/launch.cuh"
 #include "fusekit/core/status.hpp"
 #include "fusekit/reduce/row_kernel.cuh"
 
@@ -13,38 +14,10 @@ namespace fusekit::reduce {
 // Rows per CTA for the short-row shapes: about 256 threads per CTA, fewer when the matrix has too
 // few rows to give every SM two CTAs. Only the grouping of rows changes, never a row's arithmetic.
 inline int rows_per_cta(const RowConfig& cfg, std::int64_t rows, int sm_count) {
-  if (cfg.shape == RowShape::block || cfg.shape == RowShape::cluster) return 1;
   int per = cfg.threads_per_row >= 256 ? 1 : 256 / cfg.threads_per_row;
   const int min_per = cfg.threads_per_row < 32 ? 32 / cfg.threads_per_row : 1;  // whole warps
   while (per > min_per && (rows + per - 1) / per < 2 * std::int64_t(sm_count)) per /= 2;
   return per;
-}
-
-template <class Policy, class TIn, class TOut>
-Status launch_cluster(const RowParams& p, const RowConfig& cfg, cudaStream_t stream) {
-  auto kernel = row_cluster_kernel<Policy, TIn, TOut>;
-  // Clusters of 16 are "non-portable" and need an opt-in once per kernel.
-  static std::once_flag opt_in;
-  static cudaError_t opt_in_error = cudaSuccess;
-  std::call_once(opt_in, [&] {
-    opt_in_error = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-  });
-  if (opt_in_error != cudaSuccess) return Status::cuda(opt_in_error, "cudaFuncSetAttribute(NonPortableClusterSize)");
-
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(unsigned(p.rows * cfg.cluster));
-  config.blockDim = dim3(unsigned(cfg.threads_per_row));
-  config.stream = stream;
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = unsigned(cfg.cluster);
-  attribute.val.clusterDim.y = 1;
-  attribute.val.clusterDim.z = 1;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  const int vectors_per_cta = (cfg.vectors + cfg.cluster - 1) / cfg.cluster;
-  FUSEKIT_CUDA_TRY(cudaLaunchKernelEx(&config, kernel, p, vectors_per_cta));
-  return {};
 }
 
 template <class Policy, class TIn, class TOut>
@@ -53,30 +26,41 @@ Status launch_rows(const RowParams& p, cudaStream_t stream) {
   DeviceInfo device;
   FUSEKIT_TRY(current_device(device));
   const RowConfig cfg = select_row_config(p.cols, dtype_v<TIn>);
+  LaunchShape shape;
+  shape.dependent = device.major >= 9;
 
   if (cfg.shape == RowShape::cluster) {
     if (!device.clusters())
       return {Errc::unsupported_device, std::string(Policy::kName) + ": rows of " + std::to_string(p.cols) +
                                             " elements need thread-block clusters (sm_90 or newer)"};
-    return launch_cluster<Policy, TIn, TOut>(p, cfg, stream);
+    auto kernel = row_cluster_kernel<Policy, TIn, TOut>;
+    // Clusters of 16 are "non-portable" and need an opt-in once per kernel.
+    static std::once_flag opt_in;
+    static cudaError_t opt_in_error = cudaSuccess;
+    std::call_once(opt_in, [&] {
+      opt_in_error = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    });
+    if (opt_in_error != cudaSuccess) return Status::cuda(opt_in_error, "cudaFuncSetAttribute(NonPortableClusterSize)");
+    shape.grid = dim3(unsigned(p.rows * cfg.cluster));
+    shape.block = dim3(unsigned(cfg.threads_per_row));
+    shape.cluster = unsigned(cfg.cluster);
+    shape.dependent = false;  // measured: PDL slowed multi-wave cluster launches (benchmark/RESULTS.md)
+    return launch_kernel(kernel, shape, stream, p, (cfg.vectors + cfg.cluster - 1) / cfg.cluster);
   }
 
   const int per_cta = rows_per_cta(cfg, p.rows, device.sm_count);
-  const dim3 block(unsigned(cfg.threads_per_row), unsigned(per_cta));
-  const dim3 grid(unsigned((p.rows + per_cta - 1) / per_cta));
+  shape.block = dim3(unsigned(cfg.threads_per_row), unsigned(per_cta));
+  shape.grid = dim3(unsigned((p.rows + per_cta - 1) / per_cta));
   switch (cfg.shape) {
     case RowShape::sub_warp:
-      row_kernel<Policy, TIn, TOut, RowShape::sub_warp><<<grid, block, 0, stream>>>(p, cfg.vectors);
-      break;
+      return launch_kernel(row_kernel<Policy, TIn, TOut, RowShape::sub_warp>, shape, stream, p, cfg.vectors);
     case RowShape::warps:
-      row_kernel<Policy, TIn, TOut, RowShape::warps><<<grid, block, 0, stream>>>(p, cfg.vectors);
-      break;
+      return launch_kernel(row_kernel<Policy, TIn, TOut, RowShape::warps>, shape, stream, p, cfg.vectors);
+    case RowShape::block:
+      return launch_kernel(row_kernel<Policy, TIn, TOut, RowShape::block>, shape, stream, p, cfg.vectors);
     default:
-      row_kernel<Policy, TIn, TOut, RowShape::block><<<grid, block, 0, stream>>>(p, cfg.vectors);
-      break;
+      return launch_kernel(row_kernel<Policy, TIn, TOut, RowShape::wide>, shape, stream, p, cfg.vectors);
   }
-  FUSEKIT_CUDA_TRY(cudaGetLastError());
-  return {};
 }
 
 }  // namespace fusekit::reduce

@@ -12,6 +12,7 @@
 // even when a row is split over a cluster.
 #pragma once
 
+#include "fusekit/core/launch.cuh"
 #include "fusekit/core/vector_io.cuh"
 #include "fusekit/reduce/row_params.hpp"
 #include "fusekit/reduce/row_reducer.cuh"
@@ -38,6 +39,7 @@ template <class Policy, class TIn, class TOut, RowShape kShape> class RowAgent {
   // The statistics pass and the write pass; the policy decides what is reduced.
   __device__ void run() {
     load();
+    allow_next_grid();  // the row is in registers: the next kernel may be scheduled
     const typename Policy::Stats stats = Policy::statistics(*this, p_);
     store(stats);
   }

@@ -11,6 +11,7 @@ template <class Policy, class TIn, class TOut, RowShape kShape>
 __global__ void __launch_bounds__(max_threads_of(kShape)) row_kernel(const RowParams p, int vectors_per_row) {
   static_assert(kShape != RowShape::cluster);
   __shared__ ReducerStorage storage;
+  wait_for_prior_grid();  // launched with PDL: no global access before the previous grid is done
   const std::int64_t row = std::int64_t(blockIdx.x) * blockDim.y + threadIdx.y;
   RowAgent<Policy, TIn, TOut, kShape> agent(p, storage, row, 0, vectors_per_row);
   agent.run();
@@ -23,6 +24,7 @@ __global__ void __launch_bounds__(max_threads_of(RowShape::cluster), 1)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
   __shared__ ReducerStorage storage;
+  wait_for_prior_grid();
   cg::cluster_group cluster = cg::this_cluster();
   const unsigned rank = cluster.block_rank();
   const std::int64_t row = blockIdx.x / cluster.num_blocks();

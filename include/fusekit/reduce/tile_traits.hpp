@@ -9,7 +9,7 @@
 // Why these numbers (H200, see benchmark/RESULTS.md):
 //  * 16-byte vectors and several per thread keep enough bytes in flight per SM to cover HBM latency;
 //  * short rows use sub-warp groups (4..32 threads, shuffles only) so small N does not idle lanes;
-//  * few vectors per thread (2, 4, 8 as rows grow) and many threads: the per-thread serial work
+//  * few vectors per thread (2, 4, 8, then 16 in clusters) and many threads: the per-thread serial work
 //    (convert, reduce, normalize, convert back) stays short, which bounds the latency of small
 //    calls and keeps the instruction count per byte low for 16-bit types;
 //  * a CTA holds at most 288 x 8 vectors (36 KB) of a row, so several CTAs share an SM and one's
@@ -30,14 +30,15 @@ enum class RowShape : std::uint8_t {
   sub_warp,  // 2 vectors per thread, 4..32 threads per row, many rows per CTA
   warps,     // 2 vectors per thread, 32..288 threads per row
   block,     // 4 vectors per thread, 160..288 threads per row
-  cluster,   // 8 vectors per thread, 2..16 CTAs per row of up to 288 threads (544 for the longest rows)
+  wide,      // 8 vectors per thread, 160..288 threads per row
+  cluster,   // 16 vectors per thread, 2..16 CTAs per row of 32..288 threads
 };
 
 FUSEKIT_HD constexpr int chunks_of(RowShape s) {
-  return s == RowShape::sub_warp || s == RowShape::warps ? 2 : s == RowShape::block ? 4 : 8;
+  return s == RowShape::sub_warp || s == RowShape::warps ? 2 : s == RowShape::block ? 4 : s == RowShape::wide ? 8 : 16;
 }
 FUSEKIT_HD constexpr int max_threads_of(RowShape s) {
-  return s == RowShape::sub_warp ? 256 : s == RowShape::cluster ? 544 : 288;
+  return s == RowShape::sub_warp ? 256 : 288;
 }
 
 struct RowConfig {
@@ -52,8 +53,8 @@ constexpr int kMaxCluster = 16;
 
 constexpr int elements_per_vector(DType t) { return 16 / static_cast<int>(dtype_size(t)); }
 
-// The longest supported row for an input dtype: 16 CTAs x 544 threads x 8 vectors, less one
-// vector of misalignment slack. f32: 278524, f16/bf16: 557048.
+// The longest supported row for an input dtype: 16 CTAs x 288 threads x 16 vectors, less one
+// vector of misalignment slack. f32: 294908, f16/bf16: 589816.
 constexpr std::int64_t max_cols(DType t) {
   return (std::int64_t(kMaxCluster) * max_threads_of(RowShape::cluster) * chunks_of(RowShape::cluster) - 1) *
          elements_per_vector(t);
@@ -84,13 +85,17 @@ constexpr RowConfig select_row_config(std::int64_t cols, DType t) {
   } else if (vectors <= 4 * max_threads_of(RowShape::block)) {
     c.shape = RowShape::block;
     c.threads_per_row = round_up(ceil_div(vectors, 4), 32);
+  } else if (vectors <= 8 * max_threads_of(RowShape::wide)) {
+    c.shape = RowShape::wide;
+    c.threads_per_row = round_up(ceil_div(vectors, 8), 32);
   } else {
-    // The smallest cluster whose CTAs need <= 288 threads; past 16 CTAs the CTAs grow instead.
+    // The smallest cluster whose CTAs need <= 160 threads (then up to 28 clusters of 16 are
+    // resident on an H200, against 14 at 288 threads); past 16 CTAs the CTAs grow instead.
     c.shape = RowShape::cluster;
     int cluster = 2;
-    while (cluster < kMaxCluster && ceil_div(vectors, cluster * 8) > 288) cluster *= 2;
+    while (cluster < kMaxCluster && ceil_div(vectors, cluster * 16) > 160) cluster *= 2;
     c.cluster = cluster;
-    c.threads_per_row = round_up(ceil_div(vectors, cluster * 8), 32);
+    c.threads_per_row = round_up(ceil_div(vectors, cluster * 16), 32);
   }
   return c;
 }
