@@ -164,7 +164,8 @@ RowRun run_row_case(RowCase c, std::uint64_t seed, std::int64_t first_row = 0, s
   const int stat_count = c.op == RowOp::rms_norm ? 1 : 2;
   if (c.stats) o.stats = d_stats.as<float>() + first_row * stat_count;
 
-  RowRun run{call_row_op<kOp>(in, out, o, nullptr)};
+  RowRun run;
+  run.status = call_row_op<kOp>(in, out, o, nullptr);
   if (!run.status.ok()) return run;
   CHECK_LAUNCH();
 

@@ -140,3 +140,13 @@ template <RowOp kOp> void suite_rejects() {
 }
 
 }  // namespace fusekit::test
+
+// Declares the shared test cases for one op in the including translation unit.
+#define FUSEKIT_ROW_SUITE(name, op)                                                                          \
+  GPU_TEST_CASE(name ": seed shapes in f32, f16, bf16") { ::fusekit::test::suite_seed_shapes<op>(); }        \
+  GPU_TEST_CASE(name ": N from 1 to 262144, M from 0 to 4096") { ::fusekit::test::suite_sizes<op>(); }       \
+  GPU_TEST_CASE(name ": strides, misaligned pointers, in place, mixed dtypes") {                             \
+    ::fusekit::test::suite_layouts<op>();                                                                    \
+  }                                                                                                          \
+  GPU_TEST_CASE(name ": bitwise repeatable and batch invariant") { ::fusekit::test::suite_repeatable<op>(); } \
+  GPU_TEST_CASE(name ": rejected calls write nothing") { ::fusekit::test::suite_rejects<op>(); }

@@ -5,11 +5,7 @@ using namespace fusekit;
 using namespace fusekit::test;
 constexpr RowOp kOp = RowOp::rms_norm;
 
-GPU_TEST_CASE("rms_norm: seed shapes in f32, f16, bf16") { suite_seed_shapes<kOp>(); }
-GPU_TEST_CASE("rms_norm: N from 1 to 262144, M from 0 to 4096") { suite_sizes<kOp>(); }
-GPU_TEST_CASE("rms_norm: strides, misaligned pointers, in place, mixed dtypes") { suite_layouts<kOp>(); }
-GPU_TEST_CASE("rms_norm: bitwise repeatable and batch invariant") { suite_repeatable<kOp>(); }
-GPU_TEST_CASE("rms_norm: rejected calls write nothing") { suite_rejects<kOp>(); }
+FUSEKIT_ROW_SUITE("rms_norm", kOp)
 
 GPU_TEST_CASE("rms_norm: fused residual, weight offset, stats") {
   for (DType t : {DType::f32, DType::bf16})

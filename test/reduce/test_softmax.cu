@@ -5,11 +5,7 @@ using namespace fusekit;
 using namespace fusekit::test;
 constexpr RowOp kOp = RowOp::softmax;
 
-GPU_TEST_CASE("softmax: seed shapes in f32, f16, bf16") { suite_seed_shapes<kOp>(); }
-GPU_TEST_CASE("softmax: N from 1 to 262144, M from 0 to 4096") { suite_sizes<kOp>(); }
-GPU_TEST_CASE("softmax: strides, misaligned pointers, in place, mixed dtypes") { suite_layouts<kOp>(); }
-GPU_TEST_CASE("softmax: bitwise repeatable and batch invariant") { suite_repeatable<kOp>(); }
-GPU_TEST_CASE("softmax: rejected calls write nothing") { suite_rejects<kOp>(); }
+FUSEKIT_ROW_SUITE("softmax", kOp)
 
 GPU_TEST_CASE("softmax: all -inf rows give NaN, partly -inf rows are exact, NaN propagates, stats") {
   for (DType t : {DType::f32, DType::bf16})
