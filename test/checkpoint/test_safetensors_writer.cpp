@@ -28,7 +28,7 @@ OutputTensor buffer_tensor(std::string name, TensorDType t, Shape shape, std::mt
 }
 
 bool same_bytes(std::span<const std::byte> a, const Piece& p) {
-  return a.size() == p.size && std::memcmp(a.data(), p.bytes.data(), a.size()) == 0;
+  return a.size() == p.size && (a.empty() || std::memcmp(a.data(), p.bytes.data(), a.size()) == 0);
 }
 
 }  // namespace
