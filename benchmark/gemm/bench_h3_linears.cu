@@ -4,6 +4,7 @@
 // (linear_residual with the same gate epilogue): the in-place preset would grow x call after call.
 #include "harness.hpp"
 
+#include "device_array.hpp"
 #include "device_timing.hpp"
 
 #include "cublaslt_gemm.hpp"
@@ -24,14 +25,6 @@ using namespace fusekit;
 using namespace fusekit::bench;
 using fusekit::test::Matrix;
 using fusekit::test::Ref;
-
-struct DeviceArray {
-  void* p = nullptr;
-  explicit DeviceArray(std::size_t bytes) { FUSEKIT_BENCH_CUDA(cudaMalloc(&p, bytes > 0 ? bytes : 16)); }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-  ~DeviceArray() { cudaFree(p); }
-};
 
 // A device tensor with its exact host values.
 struct Tensor {

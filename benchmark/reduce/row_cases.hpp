@@ -2,6 +2,7 @@
 // validated against the float64 reference of the tests.
 #pragma once
 
+#include "device_array.hpp"
 #include "harness.hpp"
 #include "plain_rows.cuh"
 #include "reduce/reference.hpp"
@@ -20,18 +21,6 @@
 namespace fusekit::bench {
 
 using test::RowOp;
-
-inline void cuda_ok(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
-
-struct DeviceArray {
-  void* ptr = nullptr;
-  explicit DeviceArray(std::size_t bytes) { cuda_ok(cudaMalloc(&ptr, bytes ? bytes : 1), "cudaMalloc"); }
-  ~DeviceArray() { cudaFree(ptr); }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-};
 
 struct RowShapeSpec {
   std::int64_t rows, cols;
@@ -73,26 +62,25 @@ template <class T> struct RowBuffers {
     h_index.resize(std::size_t(s.rows));
     for (auto& t : h_index) t = std::int32_t(rng() % kTableRows);
     for (int k = 0; k < sets; ++k)
-      cuda_ok(cudaMemcpy(static_cast<T*>(in.ptr) + k * elems, h_in.data(), elems * sizeof(T), cudaMemcpyHostToDevice),
-              "upload");
-    cuda_ok(cudaMemcpy(weight.ptr, h_weight.data(), h_weight.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
-    cuda_ok(cudaMemcpy(bias.ptr, h_bias.data(), h_bias.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
-    cuda_ok(cudaMemcpy(table.ptr, h_table.data(), h_table.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
-    cuda_ok(cudaMemcpy(index.ptr, h_index.data(), h_index.size() * 4, cudaMemcpyHostToDevice), "upload");
+      FUSEKIT_BENCH_CUDA(cudaMemcpy(static_cast<T*>(in.p) + k * elems, h_in.data(), elems * sizeof(T), cudaMemcpyHostToDevice));
+    FUSEKIT_BENCH_CUDA(cudaMemcpy(weight.p, h_weight.data(), h_weight.size() * sizeof(T), cudaMemcpyHostToDevice));
+    FUSEKIT_BENCH_CUDA(cudaMemcpy(bias.p, h_bias.data(), h_bias.size() * sizeof(T), cudaMemcpyHostToDevice));
+    FUSEKIT_BENCH_CUDA(cudaMemcpy(table.p, h_table.data(), h_table.size() * sizeof(T), cudaMemcpyHostToDevice));
+    FUSEKIT_BENCH_CUDA(cudaMemcpy(index.p, h_index.data(), h_index.size() * 4, cudaMemcpyHostToDevice));
   }
 
-  ConstRows in_rows(int k) const { return {static_cast<const T*>(in.ptr) + k * elems, dtype_v<T>, shape.rows, shape.cols, 0}; }
-  Rows out_rows(int k) const { return {static_cast<T*>(out.ptr) + k * elems, dtype_v<T>, shape.rows, shape.cols, 0}; }
+  ConstRows in_rows(int k) const { return {static_cast<const T*>(in.p) + k * elems, dtype_v<T>, shape.rows, shape.cols, 0}; }
+  Rows out_rows(int k) const { return {static_cast<T*>(out.p) + k * elems, dtype_v<T>, shape.rows, shape.cols, 0}; }
 
   template <RowOp kOp> NormOptions options() const {
     NormOptions o;
-    if constexpr (kOp != RowOp::softmax) o.weight = {weight.ptr, dtype_v<T>, shape.cols};
-    if constexpr (kOp == RowOp::layer_norm) o.bias = {bias.ptr, dtype_v<T>, shape.cols};
+    if constexpr (kOp != RowOp::softmax) o.weight = {weight.p, dtype_v<T>, shape.cols};
+    if constexpr (kOp == RowOp::layer_norm) o.bias = {bias.p, dtype_v<T>, shape.cols};
     if (shape.modulate) {
-      const T* t = static_cast<const T*>(table.ptr);
+      const T* t = static_cast<const T*>(table.p);
       // H3 order within a table row: shift_msa, scale_msa, gate_msa, ...
       o.modulation = {t + shape.cols, t, dtype_v<T>, kTableRows, kTableChunks * shape.cols,
-                      static_cast<const std::int32_t*>(index.ptr)};
+                      static_cast<const std::int32_t*>(index.p)};
     }
     return o;
   }
@@ -100,7 +88,7 @@ template <class T> struct RowBuffers {
   // Normwise relative error of set 0's output against the float64 reference.
   template <RowOp kOp> Validation validate() const {
     std::vector<T> h_out(elems);
-    cuda_ok(cudaMemcpy(h_out.data(), out.ptr, elems * sizeof(T), cudaMemcpyDeviceToHost), "download");
+    FUSEKIT_BENCH_CUDA(cudaMemcpy(h_out.data(), out.p, elems * sizeof(T), cudaMemcpyDeviceToHost));
     const std::size_t n = std::size_t(shape.cols);
     std::vector<double> x(n), w, b, sc, sh;
     if (kOp != RowOp::softmax) to_double(w, h_weight);
@@ -134,7 +122,7 @@ template <class T> struct RowBuffers {
 
   Validation validate_copy() const {
     std::vector<T> h_out(elems);
-    cuda_ok(cudaMemcpy(h_out.data(), out.ptr, elems * sizeof(T), cudaMemcpyDeviceToHost), "download");
+    FUSEKIT_BENCH_CUDA(cudaMemcpy(h_out.data(), out.p, elems * sizeof(T), cudaMemcpyDeviceToHost));
     Validation v;
     v.ok = std::memcmp(h_out.data(), h_in.data(), elems * sizeof(T)) == 0;
     if (!v.ok) v.message = "copy differs from its input";
@@ -165,8 +153,8 @@ void register_row_op(const std::string& suite, const RowShapeSpec& shape, std::v
       if (kind == "copy") {
         // The copy ceiling at this very size: the same bytes read and written, launched the same way.
         instance.launch = [b = buffers.get()](cudaStream_t stream, int set) {
-          cuda_ok(cudaMemcpyAsync(b->out_rows(set).data, b->in_rows(set).data, b->elems * sizeof(T),
-                                  cudaMemcpyDeviceToDevice, stream), "cudaMemcpyAsync");
+          FUSEKIT_BENCH_CUDA(cudaMemcpyAsync(b->out_rows(set).data, b->in_rows(set).data, b->elems * sizeof(T),
+                                  cudaMemcpyDeviceToDevice, stream));
         };
         instance.validate = [b = buffers.get()] { return b->validate_copy(); };
       } else if (kind == "plain") {
