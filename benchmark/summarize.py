@@ -15,7 +15,8 @@ def load(paths):
     for path in paths:
         text = open(path).read()
         doc = json.loads(text)
-        context.update(doc.get("context", {}))
+        for key, value in doc.get("context", {}).items():
+            context.setdefault(key, value)  # the first report (fusekit's) names the device and ceilings
         for b in doc.get("benchmarks", []):
             parts = b["name"].split("/")
             if len(parts) < 6 or "us" not in b:

@@ -105,6 +105,11 @@ inline std::uint64_t fresh_seed() {
   return (std::uint64_t(rd()) << 32) ^ rd();
 }
 
+// x rounded (to nearest even) to a dtype, as a double.
+inline double round_to(DType t, double x) {
+  return visit_dtype(t, [&](auto tag) -> double { return to_float(from_float<decltype(tag)>(static_cast<float>(x))); });
+}
+
 // Host storage of a dtype, filled from doubles and read back as doubles.
 class HostArray {
  public:
