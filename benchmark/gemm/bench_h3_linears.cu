@@ -1,6 +1,7 @@
 // The four fused linears of a MiniMax-H3 block (suite "gemm", ops qkv_proj / out_proj / fc1 /
-// fc2, bf16, tokens = 70, 925, 4096), by fusekit (the whole fused function) and by cuBLASLt
-// (the bare GEMM alone, best heuristic algorithm). out_proj and fc2 run out of place
+// fc2, bf16, tokens = 70, 925, 4096), by fusekit (the whole fused function), fusekit_bare (the
+// same GEMM with the identity epilogue, `linear`) and cuBLASLt (the bare GEMM alone, best
+// heuristic algorithm). out_proj and fc2 run out of place
 // (linear_residual with the same gate epilogue): the in-place preset would grow x call after call.
 #include "harness.hpp"
 
@@ -106,7 +107,10 @@ Validation compare(const Ref& got, const Ref& ref) {
   return v;
 }
 
-Instance make_instance(const Linear& L, std::int64_t m, bool fused, int sets) {
+enum class Impl { fused, bare, cublaslt };
+
+Instance make_instance(const Linear& L, std::int64_t m, Impl impl, int sets) {
+  const bool fused = impl == Impl::fused;
   auto in = std::make_shared<Inputs>();
   const std::string op = L.op;
   const Tensor& w0 = cached(op + "/w", L.w_rows, L.k, 1.0 / std::sqrt(double(L.k)));
@@ -144,7 +148,13 @@ Instance make_instance(const Linear& L, std::int64_t m, bool fused, int sets) {
 
   Instance inst;
   Inputs* p = in.get();
-  if (!fused) {
+  if (impl == Impl::bare) {
+    inst.launch = [p](cudaStream_t stream, int s) {
+      const Status st = gemm::linear(p->a[s].view(), p->w[s].view(), p->out[s].out(), {}, stream);
+      if (!st.ok()) throw std::runtime_error(st.to_string());
+    };
+    inst.keepalive = in;
+  } else if (impl == Impl::cublaslt) {
     auto gemm = std::make_shared<baseline::CublasLtGemm>(DType::bf16, m, L.w_rows, L.k);
     inst.launch = [p, gemm](cudaStream_t stream, int s) { gemm->run(p->a[s].dev->p, p->w[s].dev->p, p->out[s].dev->p, stream); };
     inst.keepalive = std::make_shared<std::pair<std::shared_ptr<Inputs>, std::shared_ptr<baseline::CublasLtGemm>>>(in, gemm);
@@ -192,20 +202,21 @@ Instance make_instance(const Linear& L, std::int64_t m, bool fused, int sets) {
 void register_h3_linears() {
   for (const Linear& L : kLinears)
     for (std::int64_t m : kTokens)
-      for (bool fused : {true, false}) {
+      for (Impl impl : {Impl::fused, Impl::bare, Impl::cublaslt}) {
+        const bool fused = impl == Impl::fused;
         CaseSpec spec;
         spec.suite = "gemm";
         spec.op = L.op;
         spec.dtype = "bf16";
         spec.shape = "tokens=" + std::to_string(m);
-        spec.impl = fused ? "fusekit" : "cublaslt";
+        spec.impl = fused ? "fusekit" : impl == Impl::bare ? "fusekit_bare" : "cublaslt";
         const double w_bytes = 2.0 * L.w_rows * L.k, a_bytes = 2.0 * m * L.k;
         double out_bytes = 2.0 * m * (fused ? L.out_cols : L.w_rows);
         if (fused && (std::string(L.op) == "out_proj" || std::string(L.op) == "fc2")) out_bytes *= 2;  // + residual read
         spec.bytes = w_bytes + a_bytes + out_bytes;
         spec.flops = 2.0 * m * L.w_rows * L.k;
         spec.modes = {Mode::gpu_throughput, Mode::gpu_latency};
-        register_case(spec, [L, m, fused](int sets) { return make_instance(L, m, fused, sets); });
+        register_case(spec, [L, m, impl](int sets) { return make_instance(L, m, impl, sets); });
       }
 }
 FUSEKIT_BENCH_REGISTER(register_h3_linears);

@@ -56,10 +56,11 @@ int main() {
   //    arguments, so a real entry point validates first (see gemm/linear.hpp).
   using Epi = gemm::Epilogue<ColumnScale, gemm::Activate, gemm::StoreRows<bf16_t>>;
   const gemm::GemmOperands<bf16_t> op{x, w + d.ffn * d.hidden, tokens, d.ffn, d.hidden, d.hidden, d.hidden};
-  int device = 0, sms = 0;
-  CUDA_OK(cudaGetDevice(&device));
-  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  s = gemm::launch_gemm<bf16_t, Epi>(op, Epi::Params({scale}, {gemm::Activation::gelu_tanh}, {y, d.ffn}), sms, nullptr);
+  DeviceInfo device;  // launch_gemm picks the main loop and tile shape from it
+  s = current_device(device);
+  if (!s.ok()) return std::fprintf(stderr, "current_device: %s\n", s.to_string().c_str()), 1;
+  s = gemm::launch_gemm<bf16_t, Epi>(op, Epi::Params({scale}, {gemm::Activation::gelu_tanh}, {y, d.ffn}), device,
+                                     nullptr);
   if (!s.ok()) return std::fprintf(stderr, "launch_gemm: %s\n", s.to_string().c_str()), 1;
   CUDA_OK(cudaDeviceSynchronize());
 

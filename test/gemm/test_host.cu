@@ -8,11 +8,25 @@
 #include "support/gpu.hpp"
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
 
 using namespace fusekit;
 using namespace fusekit::gemm;
 
 namespace {
+
+// FUSEKIT_GEMM_PATH=portable runs every GPU case of this binary on the portable main loop, so
+// both main loops are tested on one Hopper GPU (where the default is the sm_90a one).
+const bool path_from_env = [] {
+  const char* path = std::getenv("FUSEKIT_GEMM_PATH");
+  if (path != nullptr && std::string_view(path) == "portable") {
+    gemm_path() = GemmPath::portable;
+    std::printf("fusekit_test_gemm: FUSEKIT_GEMM_PATH=portable: GPU cases use the portable main loop\n");
+  }
+  return true;
+}();
 
 // Host memory that stands in for device pointers: validation never dereferences them.
 alignas(256) unsigned char arena[1 << 20];

@@ -30,7 +30,9 @@ GemmOperands<bf16_t> ops(const DevMatrix& a, const bf16_t* w, std::int64_t n) {
 
 // A custom epilogue on a * w^T, w a device pointer to n rows of a.cols: launched and checked.
 template <class Epi> void run_custom(const DevMatrix& a, const bf16_t* w, std::int64_t n, const typename Epi::Params& p) {
-  const Status st = launch_gemm<bf16_t, Epi>(ops(a, w, n), p, gpu_state().sm_count, nullptr);
+  DeviceInfo device;
+  REQUIRE(current_device(device).ok());
+  const Status st = launch_gemm<bf16_t, Epi>(ops(a, w, n), p, device, nullptr);
   REQUIRE_MESSAGE(st.ok(), st.to_string());
   CHECK_LAUNCH();
 }

@@ -1,13 +1,17 @@
 // fusekit/gemm/kernel.hpp: a GEMM kernel = main loop + epilogue, and the host launcher that
-// picks the tile shape. Callers validate arguments first (validate.hpp); this file trusts them.
+// picks the main loop (Hopper's where the GPU and the build have it, else the portable one)
+// and the tile shape. Callers validate arguments first (validate.hpp); this file trusts them.
 #pragma once
 
+#include "fusekit/core/device.hpp"
 #include "fusekit/core/status.hpp"
+#include "fusekit/gemm/kernel_sm90.hpp"
 #include "fusekit/gemm/mainloop_sm80.hpp"
 #include "fusekit/gemm/tile_shape.hpp"
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <cstdint>
 
 namespace fusekit::gemm {
@@ -48,10 +52,41 @@ Status launch_with_shape(const GemmOperands<T>& op, const typename Epi::Params& 
 inline constexpr std::int64_t kMaxNTiles = 65535;
 inline constexpr std::int64_t kMaxMTiles = 0x7fffffff;
 
-// Launches Epi on Y = A * W^T. op.m > 0; sm_count picks the tile shape (tile_shape.hpp).
+enum class GemmPath : std::uint8_t { automatic, portable, hopper };
+
+// Process-wide choice of main loop. `automatic` (the default) takes the Hopper one wherever it
+// can run; tests and benchmarks set `portable` to compare both paths on one GPU.
+inline std::atomic<GemmPath>& gemm_path() {
+  static std::atomic<GemmPath> path{GemmPath::automatic};
+  return path;
+}
+
+
+namespace detail {
+// The Hopper kernel needs compute capability 9.0 and sm_90a machine code in this binary (a
+// build for other targets compiles it to a trap): the kernel's binary version tells.
+template <class T, class Epi> bool hopper_available(const DeviceInfo& device) {
+  if (device.major != 9 || device.minor != 0) return false;
+  static const bool built = [] {
+    cudaFuncAttributes attr{};
+    return cudaFuncGetAttributes(&attr, &gemm_kernel_sm90<MainLoopSm90<T, 1, 4>, Epi>) == cudaSuccess &&
+           attr.binaryVersion == 90;
+  }();
+  return built;
+}
+}  // namespace detail
+
+// Launches Epi on Y = A * W^T. op.m > 0; the device picks the main loop and the tile shape.
 template <class T, class Epi>
-Status launch_gemm(const GemmOperands<T>& op, const typename Epi::Params& params, int sm_count, cudaStream_t stream) {
+Status launch_gemm(const GemmOperands<T>& op, const typename Epi::Params& params, const DeviceInfo& device,
+                   cudaStream_t stream) {
   const std::int64_t n_tiles = Epi::n_tiles(params, op.n, kTileN);
+  const GemmPath path = gemm_path().load(std::memory_order_relaxed);
+  if (path != GemmPath::portable && detail::hopper_available<T, Epi>(device))
+    return detail::launch_sm90<T, MainLoopSm90<T, 1, 4>, Epi>(op, params, n_tiles, device, stream);
+  if (path == GemmPath::hopper)
+    return {Errc::unsupported_device, "the Hopper GEMM path needs an sm_90a build on a compute capability 9.0 GPU"};
+  const int sm_count = device.sm_count;
   if (select_tile(op.m, n_tiles, sm_count) == TileKind::small)
     return detail::launch_with_shape<T, TileSmall, Epi>(op, params, n_tiles, stream);
   return detail::launch_with_shape<T, TileLarge, Epi>(op, params, n_tiles, stream);

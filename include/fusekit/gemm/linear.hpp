@@ -83,10 +83,10 @@ inline Status check_result(const char* op, const char* name, const Rows& out, st
 
 template <class T> struct Launcher {
   GemmOperands<T> op;
-  int sm_count;
+  DeviceInfo device;
   cudaStream_t stream;
   template <class Epi> Status run(const typename Epi::Params& p) const {
-    return launch_gemm<T, Epi>(op, p, sm_count, stream);
+    return launch_gemm<T, Epi>(op, p, device, stream);
   }
 };
 
@@ -95,11 +95,11 @@ template <class T> struct Launcher {
 template <class F>
 Status dispatch(const char* op, const ConstRows& a, const ConstRows& w, DType out_dtype, cudaStream_t stream, F&& f) {
   if (a.rows == 0) return {};
-  int sm_count = 0;
-  FUSEKIT_TRY(query_device(op, sm_count));
+  DeviceInfo device;
+  FUSEKIT_TRY(query_device(op, device));
   return visit_types(a.dtype, out_dtype, [&](auto in, auto res) {
     using T = decltype(in);
-    return f(Launcher<T>{operands<T>(a, w), sm_count, stream}, res);
+    return f(Launcher<T>{operands<T>(a, w), device, stream}, res);
   });
 }
 

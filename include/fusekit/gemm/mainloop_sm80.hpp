@@ -139,6 +139,8 @@ template <class T, class Shape> struct MainLoopSm80 {
     t.row0 = m0;
     t.col0 = wr.first[0];
     t.source = wr;
+    t.thread = threadIdx.x;
+    t.threads = kThreads;
     return t;
   }
 };

@@ -2,6 +2,7 @@
 // before any device work, so a failed check writes nothing.
 #pragma once
 
+#include "fusekit/core/device.hpp"
 #include "fusekit/core/status.hpp"
 #include "fusekit/core/views.hpp"
 #include "fusekit/gemm/kernel.hpp"
@@ -100,14 +101,11 @@ Status check_disjoint(const char* op, const char* a_name, const BasicRows<P>& a,
 }
 
 // The current GPU runs the mma.sync main loop (sm_80 or newer); reports its SM count.
-inline Status query_device(const char* op, int& sm_count) {
-  int device = 0, major = 0;
-  FUSEKIT_CUDA_TRY(cudaGetDevice(&device));
-  FUSEKIT_CUDA_TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  FUSEKIT_CUDA_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-  if (major < 8)
-    return {Errc::unsupported_device, where(op, "needs an sm_80 or newer GPU (device ") + str(device) + " is sm_" +
-                                          str(major) + "x)"};
+inline Status query_device(const char* op, DeviceInfo& device) {
+  FUSEKIT_TRY(current_device(device));
+  if (device.major < 8)
+    return {Errc::unsupported_device, where(op, "needs an sm_80 or newer GPU (device ") + str(device.ordinal) +
+                                          " is sm_" + str(device.major) + "x)"};
   return {};
 }
 

@@ -3,7 +3,7 @@
 //
 // A node is a struct with
 //   struct Params { ... };                                   // what it reads from global memory
-//   static __device__ void apply(const Params&, AccTile&);   // all threads of the CTA call it
+//   static __device__ void apply(const Params&, AccTile&);   // every thread of the tile's group calls it
 // and, only if it decides which W rows a CTA multiplies (the GLU node does), also
 //   static std::int64_t n_tiles(const Params&, std::int64_t n, int tile_n);
 //   static __device__ WeightRows weight_rows(const Params&, std::int64_t n, int tile_n, std::int64_t t);
@@ -70,7 +70,7 @@ template <class... Nodes> struct Epilogue {
  private:
   template <std::size_t... I>
   __device__ static void apply_all(const Params& p, AccTile& tile, cuda::std::index_sequence<I...>) {
-    ((Nodes::apply(cuda::std::get<I>(p.nodes), tile), __syncthreads()), ...);
+    ((Nodes::apply(cuda::std::get<I>(p.nodes), tile), tile.sync()), ...);
   }
 
 };

@@ -43,7 +43,7 @@ struct Glu {
   __device__ static void apply(const Params& p, AccTile& t) {
     const int count = t.source.count[0];
     const int n = t.rows * count;
-    for (int i = threadIdx.x; i < n; i += blockDim.x) {  // reads columns >= half, writes < half: no overlap
+    for (int i = t.thread; i < n; i += t.threads) {  // reads columns >= half, writes < half: no overlap
       const int r = i / count, c = i % count;
       t.at(r, c) = activate(p.act, t.at(r, c)) * t.at(r, c + t.half);
     }

@@ -19,7 +19,7 @@ template <class T> struct HeadRmsNorm {
   };
   __device__ static void apply(const Params& p, AccTile& t) {
     if (p.weight == nullptr) return;
-    const int lane = threadIdx.x % 32;
+    const int lane = t.thread % 32;
     for_each_head_row(t, p.head_dim, [&](int r, int c0) {
       const std::int64_t gc = t.col0 + c0;
       if (gc < p.col_begin || gc >= p.col_end) return;

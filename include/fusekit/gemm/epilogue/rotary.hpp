@@ -23,7 +23,7 @@ struct Rotary {
     if (p.cos == nullptr || p.rot_dim == 0) return;
     const int h = p.rot_dim / 2, heads = t.cols / p.head_dim;
     const int n = t.rows * heads * h;
-    for (int i = threadIdx.x; i < n; i += blockDim.x) {  // one thread per (x1, x2) pair
+    for (int i = t.thread; i < n; i += t.threads) {  // one thread per (x1, x2) pair
       const int j = i % h, head = (i / h) % heads, r = i / (h * heads);
       const int c0 = head * p.head_dim;
       const std::int64_t gc = t.col0 + c0;

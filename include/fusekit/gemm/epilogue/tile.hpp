@@ -19,6 +19,17 @@ struct AccTile {
   std::int64_t col0 = 0;   // global output column of tile column 0
   WeightRows source;       // which W rows produced the accumulator columns (see operands.hpp)
   int half = 0;            // tile columns per source half
+  // The threads that run the epilogue: all of a portable CTA, or one consumer warpgroup of a
+  // warp-specialized one (whose producer must not be stopped by the epilogue's barriers).
+  int thread = 0, threads = 0;  // this thread's index within the group, group size (whole warps)
+  int barrier = 0;              // 0: __syncthreads; else the named barrier the group syncs on
+
+  __device__ void sync() const {
+    if (barrier == 0)
+      __syncthreads();
+    else
+      asm volatile("bar.sync %0, %1;\n" ::"r"(barrier), "r"(threads) : "memory");
+  }
 
   __device__ float& at(int r, int c) const { return data[r * ld + c]; }
   // The W row (= nn.Linear output feature) behind accumulator column c.
@@ -30,13 +41,13 @@ struct AccTile {
 // f(value&, r, c) for every valid element; consecutive threads take consecutive columns.
 template <class F> __device__ void for_each_element(const AccTile& t, F&& f) {
   const int n = t.rows * t.cols;
-  for (int i = threadIdx.x; i < n; i += blockDim.x) f(t.at(i / t.cols, i % t.cols), i / t.cols, i % t.cols);
+  for (int i = t.thread; i < n; i += t.threads) f(t.at(i / t.cols, i % t.cols), i / t.cols, i % t.cols);
 }
 
 // f(r, c, v[8]) for every run of 8 valid columns (cols is a multiple of 8); for vector stores.
 template <class F> __device__ void for_each_chunk8(const AccTile& t, F&& f) {
   const int chunks = t.cols / 8, n = t.rows * chunks;
-  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+  for (int i = t.thread; i < n; i += t.threads) {
     const int r = i / chunks, c = (i % chunks) * 8;
     const float4 lo = *reinterpret_cast<const float4*>(&t.at(r, c));
     const float4 hi = *reinterpret_cast<const float4*>(&t.at(r, c + 4));
@@ -49,7 +60,7 @@ template <class F> __device__ void for_each_chunk8(const AccTile& t, F&& f) {
 // multiples of `width`; the warp's lanes cooperate (row reductions use warp shuffles).
 template <class F> __device__ void for_each_head_row(const AccTile& t, int width, F&& f) {
   const int heads = t.cols / width, n = t.rows * heads;
-  const int warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  const int warp = t.thread / 32, warps = t.threads / 32;
   for (int i = warp; i < n; i += warps) f(i / heads, (i % heads) * width);
 }
 
