@@ -1,0 +1,89 @@
+// Everything fusekit-layer-report checks and maps before it touches a GPU: the checkpoint is
+// opened and checked against the diffusers -> native plan (a missing key or a wrong shape or
+// dtype is an error naming the tensor), the requested blocks are checked against the blocks the
+// checkpoint holds, then the mapping section is measured. Host-only (the CPU tests include it).
+#pragma once
+
+#include "report_options.hpp"
+
+#include "fusekit/checkpoint/convert.hpp"
+#include "fusekit/checkpoint/mapping_report.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fusekit::layer_report {
+
+struct Prepared {
+  checkpoint::Checkpoint input;  // diffusers layout, checked against `plan`
+  checkpoint::H3Config config;   // the option's widths with the checkpoint's block counts
+  checkpoint::Plan plan;         // diffusers -> native
+  std::vector<std::int64_t> blocks;
+};
+
+namespace detail {
+
+// 1 + the largest i of the keys "<prefix><i>.", 0 when there are none.
+inline std::int64_t count_blocks(const checkpoint::Checkpoint& c, std::string_view prefix) {
+  std::int64_t count = 0;
+  for (const auto& v : c.views()) {
+    const std::string& name = v.spec->name;
+    if (!name.starts_with(prefix)) continue;
+    const char* digits = name.c_str() + prefix.size();
+    char* end = nullptr;
+    const long long i = std::strtoll(digits, &end, 10);
+    if (end != digits && *end == '.' && i >= 0) count = std::max<std::int64_t>(count, i + 1);
+  }
+  return count;
+}
+
+}  // namespace detail
+
+// Opens and checks; writes nothing. On error `out` is left as it was.
+inline Status prepare(const Options& opt, Prepared& out) {
+  Prepared p;
+  FUSEKIT_TRY(checkpoint::Checkpoint::open(opt.checkpoint, p.input));
+  p.config = opt.widths;
+  p.config.main_blocks = detail::count_blocks(p.input, "transformer_blocks.");
+  p.config.refiner_blocks = detail::count_blocks(p.input, "token_refiner.refiner_blocks.");
+  if (p.config.main_blocks == 0) {
+    const bool native = detail::count_blocks(p.input, "blocks.") > 0;
+    return {Errc::bad_format, opt.checkpoint + " has no transformer_blocks.* tensors: " +
+                                  (native ? "it is in native layout; pass the diffusers checkpoint it came from"
+                                          : "not a MiniMax-H3 checkpoint in diffusers layout")};
+  }
+  FUSEKIT_TRY(checkpoint::h3_plan(p.config, checkpoint::H3Layout::diffusers, checkpoint::H3Layout::native, p.plan));
+  FUSEKIT_TRY(checkpoint::check_input(p.input, p.plan));
+
+  const std::int64_t last = p.config.main_blocks - 1;
+  p.blocks = opt.blocks ? *opt.blocks : std::vector<std::int64_t>{0, last};
+  std::sort(p.blocks.begin(), p.blocks.end());
+  p.blocks.erase(std::unique(p.blocks.begin(), p.blocks.end()), p.blocks.end());
+  for (std::int64_t b : p.blocks)
+    if (b > last)
+      return {Errc::bad_argument, "block " + std::to_string(b) + " is out of range: " + opt.checkpoint + " has " +
+                                      std::to_string(p.config.main_blocks) + " main blocks (0.." +
+                                      std::to_string(last) + ")"};
+  out = std::move(p);
+  return {};
+}
+
+// The native checkpoint the mapping writes under the work directory.
+inline std::string native_dir(const std::string& work_dir) { return work_dir + "/native"; }
+
+// The seed's mapping section: diffusers -> native into `work_dir`/native, back into
+// `work_dir`/back, compared bit for bit; the copy mapped back is deleted afterwards (only the
+// native one is read later).
+inline Status measure_mapping(const Options& opt, const Prepared& p, const std::string& work_dir,
+                              checkpoint::MappingReport& report) {
+  FUSEKIT_TRY(checkpoint::measure_roundtrip(opt.checkpoint, p.plan, work_dir, {}, report));
+  std::error_code ec;
+  std::filesystem::remove_all(work_dir + "/back", ec);
+  return {};
+}
+
+}  // namespace fusekit::layer_report
