@@ -158,7 +158,7 @@ inline gemm::H3Dims h3_dims(const checkpoint::H3Config& c) {
 struct LayerContext {
   gemm::H3Dims dims;
   cudaStream_t stream = nullptr;  // blocking (see DeviceBytes)
-  int sm_count = 0;
+  DeviceInfo device;  // launch_gemm picks the main loop from it
   int calls_per_replay = 20, replays = 15;
   std::uint64_t seed = 1;
   std::vector<std::string>* problems = nullptr;
@@ -282,7 +282,7 @@ inline LayerResult measure_qkv(const LayerContext& ctx, const BlockWeights& w, s
                                {cos.as<const float>(), sin.as<const float>(), d.rotary_dim, d.rotary_dim, d.rotary_dim,
                                 d.head_dim, 0, part},
                                {separate[i].as<bf16_t>(), part});
-    throw_if_failed(gemm::launch_gemm<bf16_t, NormRotary>(op, p, ctx.sm_count, ctx.stream), "separate q/k GEMM");
+    throw_if_failed(gemm::launch_gemm<bf16_t, NormRotary>(op, p, ctx.device, ctx.stream), "separate q/k GEMM");
   }
   throw_if_failed(gemm::linear(h.view(), w.to_v.view(), separate[2].out(), {}, ctx.stream), "separate v GEMM");
 

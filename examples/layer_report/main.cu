@@ -15,6 +15,7 @@
 #include "report_json.hpp"
 #include "report_options.hpp"
 
+#include <cctype>
 #include <stdlib.h>
 
 #include <filesystem>
@@ -61,20 +62,21 @@ std::string version_string(int v) { return std::to_string(v / 1000) + "." + std:
 
 // The kernel driver's version ("580.65.06"), from the file the NVIDIA module exports.
 std::string nvidia_driver_version() {
+  // e.g. "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ...":
+  // the first word made of digits and dots.
   std::ifstream in("/proc/driver/nvidia/version");
   std::string line, word;
   if (!std::getline(in, line)) return "unknown";
   std::istringstream words(line);
-  std::string previous;
-  while (words >> word) {
-    if (previous == "Module") return word;
-    previous = word;
-  }
+  while (words >> word)
+    if (std::isdigit(static_cast<unsigned char>(word[0])) && word.find('.') != std::string::npos &&
+        word.find_first_not_of("0123456789.") == std::string::npos)
+      return word;
   return "unknown";
 }
 
 // Whether a GPU is there (fills the device fields), or why not.
-bool find_gpu(RunInfo& run, int& sm_count, std::string& why) {
+bool find_gpu(RunInfo& run, std::string& why) {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
@@ -94,7 +96,6 @@ bool find_gpu(RunInfo& run, int& sm_count, std::string& why) {
   run.cuda_runtime = version_string(runtime);
   run.cuda_driver = version_string(driver);
   run.driver = nvidia_driver_version();
-  sm_count = prop.multiProcessorCount;
   return true;
 }
 
@@ -157,11 +158,10 @@ int main(int argc, char** argv) {
             << " s, round trip bitwise: " << (mapping.roundtrip_bitwise ? "yes" : "NO") << "\n";
   if (!mapping.roundtrip_bitwise) problems.push_back("mapping: the round trip is not bitwise");
 
-  int sm_count = 0;
   std::string no_gpu;
   if (opt.mapping_only) {
     std::cout << "--mapping-only: layers not measured\n";
-  } else if (!find_gpu(run, sm_count, no_gpu)) {
+  } else if (!find_gpu(run, no_gpu)) {
     problems.push_back("no GPU: " + no_gpu + "; the layers section needs one");
     std::cerr << "fusekit-layer-report: no usable CUDA GPU (" << no_gpu
               << "): wrote the mapping section only; run on a GPU machine for the layers\n";
@@ -177,7 +177,7 @@ int main(int argc, char** argv) {
       LayerContext ctx;
       ctx.dims = h3_dims(input.config);
       ctx.stream = stream;
-      ctx.sm_count = sm_count;
+      throw_if_failed(current_device(ctx.device), "reading the device's properties");
       ctx.calls_per_replay = opt.calls_per_replay;
       ctx.replays = opt.replays;
       ctx.seed = run.input_seed;

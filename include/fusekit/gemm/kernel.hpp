@@ -54,6 +54,10 @@ inline constexpr std::int64_t kMaxMTiles = 0x7fffffff;
 
 enum class GemmPath : std::uint8_t { automatic, portable, hopper };
 
+// 128 x 256 CTA tiles (two epilogue N-tiles), 3 stages of 64-deep k-slices: 144 KB of ring plus
+// 68 KB of fp32 staging for the two consumers' epilogues.
+template <class T> using HopperMainLoop = MainLoopSm90<T, 2, 3>;
+
 // Process-wide choice of main loop. `automatic` (the default) takes the Hopper one wherever it
 // can run; tests and benchmarks set `portable` to compare both paths on one GPU.
 inline std::atomic<GemmPath>& gemm_path() {
@@ -69,7 +73,7 @@ template <class T, class Epi> bool hopper_available(const DeviceInfo& device) {
   if (device.major != 9 || device.minor != 0) return false;
   static const bool built = [] {
     cudaFuncAttributes attr{};
-    return cudaFuncGetAttributes(&attr, &gemm_kernel_sm90<MainLoopSm90<T, 1, 4>, Epi>) == cudaSuccess &&
+    return cudaFuncGetAttributes(&attr, &gemm_kernel_sm90<HopperMainLoop<T>, Epi>) == cudaSuccess &&
            attr.binaryVersion == 90;
   }();
   return built;
@@ -83,7 +87,7 @@ Status launch_gemm(const GemmOperands<T>& op, const typename Epi::Params& params
   const std::int64_t n_tiles = Epi::n_tiles(params, op.n, kTileN);
   const GemmPath path = gemm_path().load(std::memory_order_relaxed);
   if (path != GemmPath::portable && detail::hopper_available<T, Epi>(device))
-    return detail::launch_sm90<T, MainLoopSm90<T, 1, 4>, Epi>(op, params, n_tiles, device, stream);
+    return detail::launch_sm90<T, HopperMainLoop<T>, Epi>(op, params, n_tiles, device, stream);
   if (path == GemmPath::hopper)
     return {Errc::unsupported_device, "the Hopper GEMM path needs an sm_90a build on a compute capability 9.0 GPU"};
   const int sm_count = device.sm_count;

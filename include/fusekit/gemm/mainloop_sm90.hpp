@@ -1,7 +1,8 @@
 // fusekit/gemm/mainloop_sm90.hpp: the Hopper main loop. One producer thread streams k-slices of
 // A and of the tile's W rows into a ring of shared-memory stages with bulk tensor copies (TMA);
-// two consumer warpgroups multiply them with wgmma, 64 * kMmaM rows each, fp32 accumulators in
-// registers. Full/empty mbarriers hand each stage back and forth, so loads run kStages - 1
+// two consumer warpgroups multiply them with wgmma, 64 rows each, fp32 accumulators in
+// registers. A CTA tile is 128 rows x NSub epilogue N-tiles of 128 columns: NSub = 2 makes
+// one m64n256 wgmma per k16 step, the shape that keeps the tensor cores fed from shared memory. Full/empty mbarriers hand each stage back and forth, so loads run kStages - 1
 // slices ahead of the math and, in a persistent kernel, across tile boundaries.
 //
 // Every output element sums its k-products in ascending k, in k16 steps, whatever M: a row's
@@ -29,19 +30,19 @@ struct RingPosition {
   }
 };
 
-template <class T, int MmaM, int Stages> struct MainLoopSm90 {
+template <class T, int NSub, int Stages> struct MainLoopSm90 {
   static constexpr int kConsumers = 2;  // consumer warpgroups; warpgroup 0 is the producer
-  static constexpr int kMmaM = MmaM;    // m64 wgmmas per consumer per k16 step
-  static constexpr int kWgRows = 64 * MmaM;
-  static constexpr int BM = kConsumers * kWgRows, BN = 128, BK = 64, kStages = Stages;
+  static constexpr int kWgRows = 64;    // rows per consumer
+  static constexpr int kNSub = NSub, kSubN = 128;  // epilogue N-tiles per CTA tile, their width
+  static constexpr int BM = kConsumers * kWgRows, BN = NSub * kSubN, BK = 64, kStages = Stages;
   static constexpr int kThreads = 128 * (1 + kConsumers);
   static_assert(sizeof(T) == 2, "wgmma here takes 16-bit operands");
 
-  static constexpr int kABytes = BM * BK * 2, kBBytes = BN * BK * 2, kHalfBBytes = kBBytes / 2;
+  static constexpr int kABytes = BM * BK * 2, kBBytes = BN * BK * 2, kHalfBytes = kSubN / 2 * BK * 2;
   static constexpr int kStageBytes = kABytes + kBBytes;
-  // fp32 staging of one m64 fragment per consumer; +8 floats per row keeps the half-warp's
-  // 8-byte fragment stores in distinct banks.
-  static constexpr int kTileLd = BN + 8;
+  // fp32 staging of one 64 x 128 epilogue tile per consumer; +8 floats per row keeps the
+  // half-warp's 8-byte fragment stores in distinct banks.
+  static constexpr int kTileLd = kSubN + 8;
   static constexpr int kStagingBytes = 64 * kTileLd * 4;
 
   struct SharedStorage {
@@ -62,25 +63,29 @@ template <class T, int MmaM, int Stages> struct MainLoopSm90 {
     ptx::fence_barrier_init();
   }
 
-  // Producer (one thread): the k-slices of one tile: A rows [m0, m0 + BM) and the two W-row halves.
+  // Producer (one thread): the k-slices of one tile: A rows [m0, m0 + BM) and both W-row halves
+  // of each N-tile (64 rows each, in tile-column order).
   __device__ static void produce(SharedStorage& s, RingPosition& pos, const CUtensorMap* a_map,
-                                 const CUtensorMap* w_map, int k_blocks, std::int64_t m0, const WeightRows& wr) {
+                                 const CUtensorMap* w_map, int k_blocks, std::int64_t m0,
+                                 const WeightRows (&wr)[NSub]) {
     for (int kb = 0; kb < k_blocks; ++kb) {
       ptx::mbarrier_wait(&s.empty[pos.stage], pos.phase ^ 1u);
       ptx::mbarrier_arrive_expect_tx(&s.full[pos.stage], kStageBytes);
       std::uint64_t* full = &s.full[pos.stage];
       ptx::tma_load_2d(s.a[pos.stage], a_map, full, kb * BK, static_cast<int>(m0));
-      ptx::tma_load_2d(s.b[pos.stage], w_map, full, kb * BK, static_cast<int>(wr.first[0]));
-      ptx::tma_load_2d(s.b[pos.stage] + kHalfBBytes, w_map, full, kb * BK, static_cast<int>(wr.first[1]));
+#pragma unroll
+      for (int h = 0; h < 2 * NSub; ++h)
+        ptx::tma_load_2d(s.b[pos.stage] + h * kHalfBytes, w_map, full, kb * BK,
+                         static_cast<int>(wr[h / 2].first[h % 2]));
       pos.advance<kStages>();
     }
   }
 
   struct Accumulators {
-    float v[kMmaM][64];
+    float v[BN / 2];  // wgmma's m64nBN fragment
   };
 
-  // Consumer warpgroup `cw`: its kWgRows rows of the tile over all k-slices. One wgmma batch
+  // Consumer warpgroup `cw`: its 64 rows of the tile over all k-slices. One wgmma batch
   // stays in flight; a stage goes back to the producer once the batch that read it retired.
   __device__ static void consume(SharedStorage& s, RingPosition& pos, int k_blocks, int cw, Accumulators& acc) {
     const bool releases = threadIdx.x % 32 == 0;
@@ -89,15 +94,10 @@ template <class T, int MmaM, int Stages> struct MainLoopSm90 {
       ptx::mbarrier_wait(&s.full[pos.stage], pos.phase);
       ptx::wgmma_fence();
       const std::uint64_t desc_b = ptx::smem_descriptor_sw128(s.b[pos.stage]);
+      const std::uint64_t desc_a = ptx::smem_descriptor_sw128(s.a[pos.stage] + cw * kWgRows * BK * 2);
 #pragma unroll
-      for (int k16 = 0; k16 < BK / 16; ++k16)
-#pragma unroll
-        for (int mm = 0; mm < kMmaM; ++mm) {
-          const std::uint64_t desc_a =
-              ptx::smem_descriptor_sw128(s.a[pos.stage] + (cw * kWgRows + mm * 64) * BK * 2);
-          // +32 bytes per k16 step inside the swizzled 128-byte row (descriptor units of 16 bytes).
-          ptx::wgmma_m64n128k16<T>(acc.v[mm], desc_a + 2 * k16, desc_b + 2 * k16, kb > 0 || k16 > 0);
-        }
+      for (int k16 = 0; k16 < BK / 16; ++k16)  // +32 bytes per k16 step inside the swizzled 128-byte rows
+        ptx::wgmma_m64k16<T, BN>(acc.v, desc_a + 2 * k16, desc_b + 2 * k16, kb > 0 || k16 > 0);
       ptx::wgmma_commit_group();
       ptx::wgmma_wait_group<1>();
       if (previous >= 0 && releases) ptx::mbarrier_arrive(&s.empty[previous]);
@@ -107,31 +107,28 @@ template <class T, int MmaM, int Stages> struct MainLoopSm90 {
     ptx::wgmma_wait_group<0>();
     if (previous >= 0 && releases) ptx::mbarrier_arrive(&s.empty[previous]);
 #pragma unroll
-    for (int mm = 0; mm < kMmaM; ++mm)
-#pragma unroll
-      for (int i = 0; i < 64; ++i) ptx::fence_registers(acc.v[mm][i]);
+    for (int i = 0; i < BN / 2; ++i) ptx::fence_registers(acc.v[i]);
   }
 
-  // Writes fragment mm of consumer cw into its staging tile and describes it for the epilogue
-  // (64 rows starting at global row `row0`). The consumer's named barrier orders the writes.
-  __device__ static AccTile stage(SharedStorage& s, const Accumulators& acc, int cw, int mm, std::int64_t m,
+  // Writes N-tile `sub` of consumer cw's fragment into its staging tile and describes it for the
+  // epilogue (64 rows from global row `row0`). The consumer's named barrier orders the writes.
+  __device__ static AccTile stage(SharedStorage& s, const Accumulators& acc, int cw, int sub, std::int64_t m,
                                   std::int64_t row0, const WeightRows& wr) {
     float* tile = s.staging[cw];
     const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
     const int r = warp * 16 + lane / 4;
 #pragma unroll
     for (int j = 0; j < 16; ++j) {  // wgmma's fragment: n8 block j, rows r and r + 8, columns c, c + 1
-      const int c = j * 8 + (lane % 4) * 2;
-      *reinterpret_cast<float2*>(&tile[r * kTileLd + c]) = make_float2(acc.v[mm][4 * j], acc.v[mm][4 * j + 1]);
-      *reinterpret_cast<float2*>(&tile[(r + 8) * kTileLd + c]) =
-          make_float2(acc.v[mm][4 * j + 2], acc.v[mm][4 * j + 3]);
+      const int c = j * 8 + (lane % 4) * 2, f = 4 * (sub * 16 + j);
+      *reinterpret_cast<float2*>(&tile[r * kTileLd + c]) = make_float2(acc.v[f], acc.v[f + 1]);
+      *reinterpret_cast<float2*>(&tile[(r + 8) * kTileLd + c]) = make_float2(acc.v[f + 2], acc.v[f + 3]);
     }
     AccTile out;
     out.data = tile;
     out.ld = kTileLd;
     const std::int64_t left = m - row0;
     out.rows = static_cast<int>(left < 64 ? left : 64);
-    out.half = BN / 2;
+    out.half = kSubN / 2;
     out.cols = wr.count[1] > 0 ? out.half + wr.count[1] : wr.count[0];
     out.row0 = row0;
     out.col0 = wr.first[0];

@@ -19,15 +19,32 @@ template <class T> struct HeadRmsNorm {
   };
   __device__ static void apply(const Params& p, AccTile& t) {
     if (p.weight == nullptr) return;
-    const int lane = t.thread % 32;
+    constexpr int kMaxPerLane = 4;  // head_dim <= 128 (it divides the 128-column tile)
+    const int lane = t.thread % 32, per_lane = p.head_dim / 32 > 0 ? p.head_dim / 32 : 1;
+    // The weights are the same for every (row, head): read them once into registers.
+    float w[kMaxPerLane];
+#pragma unroll
+    for (int i = 0; i < kMaxPerLane; ++i) {
+      const int c = lane + 32 * i;
+      w[i] = i < per_lane && c < p.head_dim ? to_float(p.weight[c]) : 0.f;
+    }
     for_each_head_row(t, p.head_dim, [&](int r, int c0) {
       const std::int64_t gc = t.col0 + c0;
       if (gc < p.col_begin || gc >= p.col_end) return;
       float* x = &t.at(r, c0);
-      float sum_sq = 0.f;
-      for (int c = lane; c < p.head_dim; c += 32) sum_sq += x[c] * x[c];
+      float v[kMaxPerLane], sum_sq = 0.f;
+#pragma unroll
+      for (int i = 0; i < kMaxPerLane; ++i) {
+        const int c = lane + 32 * i;
+        v[i] = i < per_lane && c < p.head_dim ? x[c] : 0.f;
+        sum_sq += v[i] * v[i];
+      }
       const float inv_rms = 1.f / sqrtf(warp_sum(sum_sq) / p.head_dim + p.eps);
-      for (int c = lane; c < p.head_dim; c += 32) x[c] = x[c] * inv_rms * to_float(p.weight[c]);
+#pragma unroll
+      for (int i = 0; i < kMaxPerLane; ++i) {
+        const int c = lane + 32 * i;
+        if (i < per_lane && c < p.head_dim) x[c] = v[i] * inv_rms * w[i];
+      }
     });
   }
 };

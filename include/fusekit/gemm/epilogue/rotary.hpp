@@ -7,6 +7,7 @@
 #include "fusekit/gemm/epilogue/tile.hpp"
 
 #include <cstdint>
+#include <type_traits>
 
 namespace fusekit::gemm {
 
@@ -21,19 +22,54 @@ struct Rotary {
   };
   __device__ static void apply(const Params& p, AccTile& t) {
     if (p.cos == nullptr || p.rot_dim == 0) return;
-    const int h = p.rot_dim / 2, heads = t.cols / p.head_dim;
-    const int n = t.rows * heads * h;
-    for (int i = t.thread; i < n; i += t.threads) {  // one thread per (x1, x2) pair
-      const int j = i % h, head = (i / h) % heads, r = i / (h * heads);
-      const int c0 = head * p.head_dim;
-      const std::int64_t gc = t.col0 + c0;
-      if (gc < p.col_begin || gc >= p.col_end) continue;
-      const float* cs = p.cos + (t.row0 + r) * p.ld_cos;
-      const float* sn = p.sin + (t.row0 + r) * p.ld_sin;
-      float* x = &t.at(r, c0);
-      const float x1 = x[j], x2 = x[j + h];
-      x[j] = x1 * cs[j] - x2 * sn[j];
-      x[j + h] = x2 * cs[j + h] + x1 * sn[j + h];
+    const int h = p.rot_dim / 2;
+    // Four pairs per thread with 16-byte loads of cos/sin where the rows allow (H3: h = 48).
+    if (h % 4 == 0 && rows_aligned16(p.cos, p.ld_cos) && rows_aligned16(p.sin, p.ld_sin))
+      rotate<4>(p, t);
+    else
+      rotate<1>(p, t);
+  }
+
+ private:
+  // V floats in one access (V = 4: 16 bytes; both sides aligned, as checked above).
+  template <int V> __device__ static void copy(float* dst, const float* src) {
+    using Vec = std::conditional_t<V == 4, float4, float>;
+    *reinterpret_cast<Vec*>(dst) = *reinterpret_cast<const Vec*>(src);
+  }
+
+  // Each thread takes V pairs of kUnroll (row, head, pair group) items at a time, all their
+  // cos/sin loads issued before the first use (the loop is bound by load latency).
+  template <int V> __device__ static void rotate(const Params& p, AccTile& t) {
+    constexpr int kUnroll = 1;  // more spills: the kernel is compiled for 168 registers (384 threads)
+    const int h = p.rot_dim / 2, groups = h / V, heads = t.cols / p.head_dim;
+    const int n = t.rows * heads * groups;
+    for (int i0 = t.thread; i0 < n; i0 += kUnroll * t.threads) {
+      alignas(16) float c1[kUnroll][V], c2[kUnroll][V], s1[kUnroll][V], s2[kUnroll][V];
+      bool on[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int i = i0 + u * t.threads, j = (i % groups) * V, head = (i / groups) % heads, r = i / (groups * heads);
+        const std::int64_t gc = t.col0 + head * p.head_dim;
+        on[u] = i < n && gc >= p.col_begin && gc < p.col_end;
+        if (!on[u]) continue;
+        const float* cs = p.cos + (t.row0 + r) * p.ld_cos;
+        const float* sn = p.sin + (t.row0 + r) * p.ld_sin;
+        copy<V>(c1[u], cs + j), copy<V>(c2[u], cs + j + h), copy<V>(s1[u], sn + j), copy<V>(s2[u], sn + j + h);
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        if (!on[u]) continue;
+        const int i = i0 + u * t.threads, j = (i % groups) * V, head = (i / groups) % heads, r = i / (groups * heads);
+        float* x = &t.at(r, head * p.head_dim);
+        alignas(16) float x1[V], x2[V], y1[V], y2[V];
+        copy<V>(x1, x + j), copy<V>(x2, x + j + h);
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+          y1[e] = x1[e] * c1[u][e] - x2[e] * s1[u][e];
+          y2[e] = x2[e] * c2[u][e] + x1[e] * s2[u][e];
+        }
+        copy<V>(x + j, y1), copy<V>(x + j + h, y2);
+      }
     }
   }
 };

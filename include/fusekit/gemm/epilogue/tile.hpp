@@ -4,6 +4,7 @@
 // depend on a fragment layout.
 #pragma once
 
+#include "fusekit/core/dtype.hpp"
 #include "fusekit/gemm/operands.hpp"
 
 #include <cstdint>
@@ -32,6 +33,15 @@ struct AccTile {
   }
 
   __device__ float& at(int r, int c) const { return data[r * ld + c]; }
+  // Eight consecutive values from (r, c), c a multiple of 8 (16-byte aligned in the tile).
+  __device__ void load8(int r, int c, float (&v)[8]) const {
+    const float4 lo = *reinterpret_cast<const float4*>(&at(r, c)), hi = *reinterpret_cast<const float4*>(&at(r, c + 4));
+    v[0] = lo.x, v[1] = lo.y, v[2] = lo.z, v[3] = lo.w, v[4] = hi.x, v[5] = hi.y, v[6] = hi.z, v[7] = hi.w;
+  }
+  __device__ void store8(int r, int c, const float (&v)[8]) const {
+    *reinterpret_cast<float4*>(&at(r, c)) = make_float4(v[0], v[1], v[2], v[3]);
+    *reinterpret_cast<float4*>(&at(r, c + 4)) = make_float4(v[4], v[5], v[6], v[7]);
+  }
   // The W row (= nn.Linear output feature) behind accumulator column c.
   __device__ std::int64_t weight_row(int c) const {
     return c < half ? source.first[0] + c : source.first[1] + (c - half);
@@ -49,11 +59,31 @@ template <class F> __device__ void for_each_chunk8(const AccTile& t, F&& f) {
   const int chunks = t.cols / 8, n = t.rows * chunks;
   for (int i = t.thread; i < n; i += t.threads) {
     const int r = i / chunks, c = (i % chunks) * 8;
-    const float4 lo = *reinterpret_cast<const float4*>(&t.at(r, c));
-    const float4 hi = *reinterpret_cast<const float4*>(&t.at(r, c + 4));
-    const float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    float v[8];
+    t.load8(r, c, v);
     f(r, c, v);
   }
+}
+
+// Eight consecutive elements of global memory, loaded raw (one 16-byte load for 16-bit types,
+// two for f32) and converted later, so several loads can be in flight in few registers.
+template <class T> struct Raw8 {
+  static constexpr int kWords = sizeof(T) * 8 / 16;
+  uint4 words[kWords];
+  __device__ void load(const T* src) {
+#pragma unroll
+    for (int i = 0; i < kWords; ++i) words[i] = reinterpret_cast<const uint4*>(src)[i];
+  }
+  __device__ void to_floats(float (&v)[8]) const {
+    const T* e = reinterpret_cast<const T*>(words);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) v[i] = to_float(e[i]);
+  }
+};
+
+// Whether rows `ld` elements apart, starting at p, all start on 16-byte boundaries.
+template <class T> __device__ __forceinline__ bool rows_aligned16(const T* p, std::int64_t ld) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0 && (ld * std::int64_t(sizeof(T))) % 16 == 0;
 }
 
 // f(r, c0) once per (row, head) with one whole warp: heads are `width` columns starting at
