@@ -6,7 +6,7 @@
 //   fusekit-convert --roundtrip IN WORK_DIR
 // Common options: --config full|tiny, --blocks N (main blocks), --refiner-blocks N,
 // --shard-mb N (output shard size), --no-kernel-copy (write from the mapping instead),
-// --no-early-writeback (leave writeback to the kernel instead of a second thread per file).
+// --early-writeback (a second thread writes each finished chunk back at once instead of the kernel).
 #include "fusekit/checkpoint/h3_fixture.hpp"
 #include "fusekit/checkpoint/mapping_report.hpp"
 
@@ -31,7 +31,7 @@ constexpr const char* kUsage =
     "usage: fusekit-convert --to native|diffusers|original IN OUT [--from LAYOUT] [--dry-run] [--verify]\n"
     "       fusekit-convert --generate diffusers|native|original OUT [--shards K] [--seed S]\n"
     "       fusekit-convert --roundtrip IN WORK_DIR\n"
-    "options: --config full|tiny  --blocks N  --refiner-blocks N  --shard-mb N  --no-kernel-copy  --no-early-writeback\n"
+    "options: --config full|tiny  --blocks N  --refiner-blocks N  --shard-mb N  --no-kernel-copy  --early-writeback\n"
     "IN is a .safetensors file, an index JSON or a directory; OUT is a directory.\n";
 
 struct Args {
@@ -39,7 +39,7 @@ struct Args {
   std::optional<H3Layout> to, from, generate;
   std::vector<std::string> paths;
   H3Config config = H3Config::full();
-  bool dry_run = false, verify = false, kernel_copy = true, early_writeback = true;
+  bool dry_run = false, verify = false, kernel_copy = true, early_writeback = false;
   std::uint64_t shard_bytes = 5'000'000'000;
   std::size_t shards = 2;
   std::uint64_t seed = 1;
@@ -81,7 +81,7 @@ bool parse_args(int argc, char** argv, Args& a, std::string& error) {
     else if (arg == "--dry-run") a.dry_run = true;
     else if (arg == "--verify") a.verify = true;
     else if (arg == "--no-kernel-copy") a.kernel_copy = false;
-    else if (arg == "--no-early-writeback") a.early_writeback = false;
+    else if (arg == "--early-writeback") a.early_writeback = true;
     else if (arg == "--blocks") blocks = number();
     else if (arg == "--refiner-blocks") refiner = number();
     else if (arg == "--shard-mb") a.shard_bytes = static_cast<std::uint64_t>(number()) * 1'000'000;

@@ -111,7 +111,7 @@ TEST_CASE("writer: a multi-chunk file written back while copying reads back bit 
   out.push_back({{"w", TensorDType::BF16, {513, 1031}}, {Piece::of(w, 2 * third, third), Piece::of(w, 0, third), Piece::of(w, third, third)}});
   WriteOptions opt;
   opt.chunk_bytes = 40'000 + 7;  // ~26 chunks, none page-aligned
-  REQUIRE(opt.early_writeback);  // the default
+  opt.early_writeback = true;
   SUBCASE("pages kept in the cache (the default)") { REQUIRE(opt.drop_behind_chunks == 0); }
   SUBCASE("pages dropped two chunks behind") { opt.drop_behind_chunks = 2; }
   REQUIRE(write_safetensors_file(dir / "dst.safetensors", out, {}, opt).ok());

@@ -73,13 +73,12 @@ struct WriteOptions {
   bool kernel_copy = true;                      // copy_file_range for file-backed pieces
   std::uint64_t chunk_bytes = std::uint64_t(64) << 20;  // granularity of writes and progress calls
   // Send each finished chunk to the disk at once from a second thread (BackgroundWriteback)
-  // instead of when gigabytes are dirty: the disk works while the copy goes on, and the
-  // closing fsync is short. Measured (benchmark/RESULTS.md "Checkpoint adapter", 2026-11-30)
-  // faster than leaving writeback to the kernel; from the copying thread itself it was
-  // slower (2026-11-29), as the submission blocks on a busy disk.
-  bool early_writeback = true;
-  // > 0: also wait for and drop written chunks from the page cache this many chunks behind
-  // (spares the cache on small hosts; off: the extra work was slower here, 2026-11-30).
+  // instead of when gigabytes are dirty. Off by default: on this shared 2-core machine it
+  // won one same-run comparison and lost the next (benchmark/RESULTS.md "Checkpoint adapter",
+  // 2026-11-30); no gain is proven, and the thread competes for CPU with the copy.
+  bool early_writeback = false;
+  // With early_writeback, > 0 also waits for and drops written chunks from the page cache
+  // this many chunks behind (spares the cache on small hosts; slower here, 2026-11-30).
   std::uint64_t drop_behind_chunks = 0;
 };
 
