@@ -2,12 +2,14 @@
 // generated full-width MiniMax-H3 checkpoint, against `cp` of the same files in the same run.
 //
 //   fusekit_bench_checkpoint [--dir D] [--blocks N] [--rounds R] [--cache cold|warm] [--early-writeback on|off]
-//                            [--shard-mb N]
+//                            [--shard-mb N] [--baseline on|off]
 //
 // cold: the page cache is dropped before every timed step (needs root), so each step reads
 // from the disk; warm: the source is read once before every timed step. The converter
 // fsyncs what it writes (atomic publication), so `cp` is timed with `sync` of its output too;
-// plain `cp` times are printed beside it.
+// plain `cp` times are printed beside it. --baseline on also times, in every round beside the
+// converter, the writer with the other --early-writeback setting, so the two are compared in
+// the same run.
 #include "fusekit/checkpoint/h3_fixture.hpp"
 #include "fusekit/checkpoint/mapping_report.hpp"
 
@@ -112,7 +114,7 @@ int main(int argc, char** argv) {
   std::string dir = "/tmp/fusekit-bench-checkpoint";
   std::int64_t blocks = 3;
   int rounds = 3;
-  bool cold = true;
+  bool cold = true, baseline = false;
   ConvertOptions opt;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
@@ -122,8 +124,9 @@ int main(int argc, char** argv) {
     else if (a == "--cache") cold = v == "cold";
     else if (a == "--early-writeback") opt.write.early_writeback = v == "on";  // default off
     else if (a == "--shard-mb") opt.sharding.max_shard_bytes = std::stoull(v) * 1'000'000;
+    else if (a == "--baseline") baseline = v == "on";
     else {
-      std::cerr << "usage: fusekit_bench_checkpoint [--dir D] [--blocks N] [--rounds R] [--cache cold|warm] [--early-writeback on|off] [--shard-mb N]\n";
+      std::cerr << "usage: fusekit_bench_checkpoint [--dir D] [--blocks N] [--rounds R] [--cache cold|warm] [--early-writeback on|off] [--shard-mb N] [--baseline on|off]\n";
       return 2;
     }
   }
@@ -151,21 +154,37 @@ int main(int argc, char** argv) {
       !h3_plan(fx.config, H3Layout::native, H3Layout::diffusers, to_diffusers).ok())
     return 1;
 
-  std::vector<double> cp_in, cp_in_sync, map, cp_native, cp_native_sync, inv;
+  ConvertOptions old_opt = opt;
+  old_opt.write.early_writeback = !opt.write.early_writeback;
+  const std::string old_out = dir + "/baseline";
+
+  std::vector<double> cp_in, cp_in_sync, map, cp_native, cp_native_sync, inv, old_map, old_inv;
   bool bitwise = false;
   for (int r = 0; r < rounds; ++r) {
     prepare(cold, diffusers, copy);
     CpTime c = time_cp(diffusers, copy);
     cp_in.push_back(c.copy);
     cp_in_sync.push_back(c.copy_and_sync);
-    prepare(cold, diffusers, native);
-    map.push_back(time_convert(diffusers, to_native, native, opt));
+    // The two writeback settings swap places every round: neither always follows cp.
+    auto convert_step = [&](const std::string& from, const Plan& plan, const std::string& to, std::vector<double>& t,
+                            std::vector<double>& old_t) {
+      const bool old_first = baseline && r % 2 == 1;
+      auto run_old = [&] {
+        prepare(cold, from, old_out);
+        old_t.push_back(time_convert(from, plan, old_out, old_opt));
+      };
+      if (old_first) run_old();
+      prepare(cold, from, to);
+      t.push_back(time_convert(from, plan, to, opt));
+      if (baseline && !old_first) run_old();
+    };
+    convert_step(diffusers, to_native, native, map, old_map);
     prepare(cold, native, copy);
     c = time_cp(native, copy);
     cp_native.push_back(c.copy);
     cp_native_sync.push_back(c.copy_and_sync);
-    prepare(cold, native, back);
-    inv.push_back(time_convert(native, to_diffusers, back, opt));
+    convert_step(native, to_diffusers, back, inv, old_inv);
+    if (baseline) std::printf("round %d other writeback setting: map %.2f s, inverse %.2f s\n", r, old_map.back(), old_inv.back());
     if (r + 1 == rounds) {  // once, after the timed steps: it pulls both checkpoints into memory
       Checkpoint a, b;
       if (!Checkpoint::open(diffusers, a).ok() || !Checkpoint::open(back, b).ok()) return 1;
@@ -179,23 +198,24 @@ int main(int argc, char** argv) {
   auto gbps = [&](double s) { return bytes / s / 1e9; };
   // Per-round ratios (cp and converter timed back to back) are steadier than ratios of medians
   // on a shared disk.
-  std::vector<double> map_ratio, inv_ratio;
-  for (int r = 0; r < rounds; ++r) {
-    map_ratio.push_back(cp_in_sync[r] / map[r]);
-    inv_ratio.push_back(cp_native_sync[r] / inv[r]);
-  }
+  auto report = [&](const char* label, const std::vector<double>& cp_sync, const std::vector<double>& t) {
+    std::vector<double> ratio;
+    for (std::size_t r = 0; r < t.size(); ++r) ratio.push_back(cp_sync[r] / t[r]);
+    std::printf("  %-21s %6.2f s  %.3f GB/s  throughput vs cp+sync: median %.1f%% (min %.1f%%, max %.1f%%)\n", label,
+                median(t), gbps(median(t)), 100 * median(ratio), 100 * *std::min_element(ratio.begin(), ratio.end()),
+                100 * *std::max_element(ratio.begin(), ratio.end()));
+  };
   std::uint64_t full_bytes = 0;
   for (const TensorSpec& t : h3_tensors(H3Config::full(), H3Layout::diffusers)) full_bytes += *byte_size(t.dtype, t.shape);
   const double m_cp = median(cp_in_sync), m_map = median(map), m_cpn = median(cp_native_sync), m_inv = median(inv);
   std::printf("\n%s cache, %.3f GB, medians of %d rounds\n", cold ? "cold" : "warm", bytes / 1e9, rounds);
   std::printf("  cp diffusers+sync     %6.2f s  %.3f GB/s (plain cp, no sync: %.2f s)\n", m_cp, gbps(m_cp), median(cp_in));
-  std::printf("  map -> native         %6.2f s  %.3f GB/s  throughput vs cp+sync: median %.1f%% (min %.1f%%, max %.1f%%)\n",
-              m_map, gbps(m_map), 100 * median(map_ratio), 100 * *std::min_element(map_ratio.begin(), map_ratio.end()),
-              100 * *std::max_element(map_ratio.begin(), map_ratio.end()));
+  report("map -> native", cp_in_sync, map);
+  const char* other = opt.write.early_writeback ? "  early writeback off" : "  early writeback on";
+  if (baseline) report(other, cp_in_sync, old_map);
   std::printf("  cp native+sync        %6.2f s  %.3f GB/s (plain cp, no sync: %.2f s)\n", m_cpn, gbps(m_cpn), median(cp_native));
-  std::printf("  inverse -> diffusers  %6.2f s  %.3f GB/s  throughput vs cp+sync: median %.1f%% (min %.1f%%, max %.1f%%)\n",
-              m_inv, gbps(m_inv), 100 * median(inv_ratio), 100 * *std::min_element(inv_ratio.begin(), inv_ratio.end()),
-              100 * *std::max_element(inv_ratio.begin(), inv_ratio.end()));
+  report("inverse -> diffusers", cp_native_sync, inv);
+  if (baseline) report(other, cp_native_sync, old_inv);
   std::printf("  round trip bitwise: %s; peak RSS during a conversion: %.1f MB; early writeback %s\n",
               bitwise ? "true" : "false", max_convert_rss_mb, opt.write.early_writeback ? "on" : "off");
   std::printf("  the full 638-tensor checkpoint is %.2f GB: at these rates map %.0f s, inverse %.0f s\n", full_bytes / 1e9,

@@ -6,7 +6,7 @@
 //   fusekit-convert --roundtrip IN WORK_DIR
 // Common options: --config full|tiny, --blocks N (main blocks), --refiner-blocks N,
 // --shard-mb N (output shard size), --no-kernel-copy (write from the mapping instead),
-// --early-writeback (start each chunk's writeback at once instead of leaving it to the kernel).
+// --early-writeback (a second thread writes each finished chunk back at once instead of the kernel).
 #include "fusekit/checkpoint/h3_fixture.hpp"
 #include "fusekit/checkpoint/mapping_report.hpp"
 

@@ -70,8 +70,10 @@ TEST_CASE("writer: pieces from another file, by kernel copy and from memory, and
   TensorView w = in.find("w");
   const std::uint64_t half = w.bytes.size() / 2;
 
-  for (bool kernel_copy : {true, false}) {
+  for (int mode = 0; mode < 4; ++mode) {
+    const bool kernel_copy = (mode & 1) != 0, early_writeback = (mode & 2) != 0;
     CAPTURE(kernel_copy);
+    CAPTURE(early_writeback);
     std::vector<OutputTensor> out;
     out.push_back({{"swapped", TensorDType::BF16, {8, 6}}, {Piece::of(w, half, half), Piece::of(w, 0, half)}});
     out.push_back({{"counted", TensorDType::U8, {300}}, {Piece::generated(300, [](std::uint64_t at, std::span<std::byte> b) {
@@ -79,7 +81,9 @@ TEST_CASE("writer: pieces from another file, by kernel copy and from memory, and
                    })}});
     WriteOptions opt;
     opt.kernel_copy = kernel_copy;
+    opt.early_writeback = early_writeback;
     opt.chunk_bytes = 13;  // many small chunks: offsets across chunk edges must be right
+    opt.drop_behind_chunks = 1;  // and written-back chunks dropped from the cache while copying
     REQUIRE(write_safetensors_file(dir / "dst.safetensors", out, {}, opt).ok());
     SafetensorsFile f;
     REQUIRE(SafetensorsFile::open(dir / "dst.safetensors", f).ok());
@@ -91,6 +95,42 @@ TEST_CASE("writer: pieces from another file, by kernel copy and from memory, and
     for (std::size_t i = 0; i < c.size(); ++i) all = all && c[i] == static_cast<std::byte>(i * 7);
     CHECK(all);
   }
+}
+
+TEST_CASE("writer: a multi-chunk file written back while copying reads back bit for bit") {
+  std::mt19937_64 rng(fusekit::test::fresh_seed());
+  TempDir dir;
+  std::vector<OutputTensor> src;
+  src.push_back(buffer_tensor("w", TensorDType::BF16, {513, 1031}, rng));  // ~1 MB, odd sizes
+  REQUIRE(write_safetensors_file(dir / "src.safetensors", src).ok());
+  SafetensorsFile in;
+  REQUIRE(SafetensorsFile::open(dir / "src.safetensors", in).ok());
+  TensorView w = in.find("w");
+  const std::uint64_t row = 1031 * 2, third = 171 * row;
+  std::vector<OutputTensor> out;  // rows in the order [2/3, 0/3, 1/3]: reads out of file order
+  out.push_back({{"w", TensorDType::BF16, {513, 1031}}, {Piece::of(w, 2 * third, third), Piece::of(w, 0, third), Piece::of(w, third, third)}});
+  WriteOptions opt;
+  opt.chunk_bytes = 40'000 + 7;  // ~26 chunks, none page-aligned
+  opt.early_writeback = true;
+  SUBCASE("pages kept in the cache (the default)") { REQUIRE(opt.drop_behind_chunks == 0); }
+  SUBCASE("pages dropped two chunks behind") { opt.drop_behind_chunks = 2; }
+  REQUIRE(write_safetensors_file(dir / "dst.safetensors", out, {}, opt).ok());
+  SafetensorsFile f;
+  REQUIRE(SafetensorsFile::open(dir / "dst.safetensors", f).ok());
+  auto b = f.find("w").bytes;
+  REQUIRE(b.size() == w.bytes.size());
+  CHECK(std::memcmp(b.data(), w.bytes.data() + 2 * third, third) == 0);
+  CHECK(std::memcmp(b.data() + third, w.bytes.data(), third) == 0);
+  CHECK(std::memcmp(b.data() + 2 * third, w.bytes.data() + third, third) == 0);
+}
+
+TEST_CASE("background writeback: an error it meets is returned by finish, not lost to the later fsync") {
+  BackgroundWriteback wb(-1, "closed.safetensors", 4096, 1);  // sync_file_range fails: EBADF
+  wb.written_up_to(3 * 4096);
+  Status s = wb.finish();
+  CHECK(s.code() == Errc::io_error);
+  CHECK(s.message().find("cannot write back closed.safetensors") != std::string::npos);
+  CHECK(wb.finish().code() == Errc::io_error);  // a second call returns the same, no thread left
 }
 
 TEST_CASE("writer: bad input is refused before any file exists, and an old file survives") {

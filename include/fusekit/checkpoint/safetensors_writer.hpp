@@ -7,6 +7,7 @@
 #pragma once
 
 #include "fusekit/checkpoint/atomic_file.hpp"
+#include "fusekit/checkpoint/background_writeback.hpp"
 #include "fusekit/checkpoint/safetensors_reader.hpp"
 
 #include <nlohmann/json.hpp>
@@ -71,11 +72,14 @@ using ByteProgress = std::function<void(std::uint64_t)>;
 struct WriteOptions {
   bool kernel_copy = true;                      // copy_file_range for file-backed pieces
   std::uint64_t chunk_bytes = std::uint64_t(64) << 20;  // granularity of writes and progress calls
-  // Start each chunk's writeback as soon as it is complete (sync_file_range), leaving the
-  // final fsync little to do. Off by default: submitting from the copying thread stalls it
-  // on a busy disk, while the kernel's own flusher writes in parallel with our reads
-  // (5.6 GB cold, this machine: 8.35 / 9.61 s on, 6.58 / 7.35 s off).
+  // Send each finished chunk to the disk at once from a second thread (BackgroundWriteback)
+  // instead of when gigabytes are dirty. Off by default: on this shared 2-core machine it
+  // won one same-run comparison and lost the next (benchmark/RESULTS.md "Checkpoint adapter",
+  // 2026-11-30); no gain is proven, and the thread competes for CPU with the copy.
   bool early_writeback = false;
+  // With early_writeback, > 0 also waits for and drops written chunks from the page cache
+  // this many chunks behind (spares the cache on small hosts; slower here, 2026-11-30).
+  std::uint64_t drop_behind_chunks = 0;
 };
 
 namespace detail {
@@ -139,7 +143,13 @@ inline Status kernel_copy(int in_fd, std::uint64_t in_at, int out_fd, std::uint6
 class PieceWriter {
  public:
   PieceWriter(int fd, std::string path, const WriteOptions& opt, const ByteProgress& progress)
-      : fd_(fd), path_(std::move(path)), opt_(opt), progress_(progress) {}
+      : fd_(fd), path_(std::move(path)), opt_(opt), progress_(progress) {
+    if (opt_.early_writeback)
+      writeback_ = std::make_unique<BackgroundWriteback>(fd_, path_, opt_.chunk_bytes, opt_.drop_behind_chunks);
+  }
+
+  // Every byte is in the file (durable after the caller's fsync).
+  Status finish() { return writeback_ ? writeback_->finish() : Status{}; }
 
   Status write(std::span<const std::byte> data) {
     FUSEKIT_TRY(pwrite_all(fd_, data.data(), data.size(), at_, path_));
@@ -177,13 +187,8 @@ class PieceWriter {
  private:
   void advance(std::uint64_t n) {
     at_ += n;
-    if (opt_.early_writeback && at_ - written_back_ >= opt_.chunk_bytes) start_writeback();
+    if (writeback_) writeback_->written_up_to(at_);
     if (progress_) progress_(at_);
-  }
-  // Best effort: errors surface at the fsync that commits the file.
-  void start_writeback() {
-    ::sync_file_range(fd_, static_cast<off_t>(written_back_), static_cast<off_t>(at_ - written_back_), SYNC_FILE_RANGE_WRITE);
-    written_back_ = at_;
   }
   int fd_;
   std::string path_;
@@ -191,8 +196,8 @@ class PieceWriter {
   const ByteProgress& progress_;
   std::uint64_t at_ = 0;
   bool kernel_copy_works_ = true;
-  std::uint64_t written_back_ = 0;
   std::vector<std::byte> scratch_;
+  std::unique_ptr<BackgroundWriteback> writeback_;
 };
 
 }  // namespace detail
@@ -233,7 +238,7 @@ inline Status write_safetensors(AtomicFile& file, std::span<const OutputTensor> 
   FUSEKIT_TRY(w.write(safetensors_header_bytes(tensors, metadata)));
   for (const auto& t : tensors)
     for (const auto& p : t.pieces) FUSEKIT_TRY(w.write(p));
-  return {};
+  return w.finish();
 }
 
 // One file, atomically: checks everything first, so bad input creates no file at all.
