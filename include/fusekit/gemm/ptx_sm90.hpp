@@ -1,7 +1,8 @@
 // fusekit/gemm/ptx_sm90.hpp: the Hopper instructions the sm_90a main loop uses (mbarrier,
-// bulk tensor copies, wgmma, setmaxnreg, named barriers), one tiny wrapper each, named after
-// the PTX instruction. wgmma and setmaxnreg exist only on sm_90a: outside it the wrappers
-// compile to nothing and the kernel that calls them traps (the launcher never picks it there).
+// bulk tensor copies, wgmma, setmaxnreg; the epilogue's named barrier is AccTile::sync), one
+// tiny wrapper each, named after the PTX instruction. wgmma and setmaxnreg exist only on sm_90a:
+// outside it the wrappers compile to nothing and the kernel that calls them traps (the launcher
+// never picks it there).
 #pragma once
 
 #include "fusekit/core/dtype.hpp"
@@ -61,11 +62,6 @@ __device__ __forceinline__ void tma_load_2d(void* smem, const CUtensorMap* map, 
           smem_addr(smem)),
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer)
       : "memory");
-}
-
-// ---- named barriers: one warpgroup's epilogue syncs without stopping the producer ----
-__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
-  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
 // ---- register reallocation between producer and consumer warpgroups ----
