@@ -3,13 +3,7 @@
 #   tools/h200_gemm.sh CARRY_DIR [tests|portable|sanitize|bench]...
 # CARRY_DIR holds fusekit_test_gemm and fusekit_bench_gemm built here (x86-64, sm_90a) and
 # libbenchmark.so.1debian. BENCH_ARGS adds Google Benchmark flags (e.g. a filter).
-set -uo pipefail
-dir=$(cd "$1" && pwd); shift
-out=${OUT:?set OUT}
-export LD_LIBRARY_PATH="$dir:${LD_LIBRARY_PATH:-}"
-steps=" $* "
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$out/gpu.txt" 2>&1
-status=0
+source "$(dirname "$0")/h200_common.sh" "$@"
 run_step() {  # name, timeout, command...
   local name=$1 limit=$2; shift 2
   echo "== $name"

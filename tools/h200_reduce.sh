@@ -2,13 +2,7 @@
 # What the lent H200 runs for the row ops, in one call; logs under $OUT.
 #   tools/h200_reduce.sh CARRY_DIR [tests|sanitize|bench]...
 # CARRY_DIR holds the binaries built here (x86-64, sm_90a) and libbenchmark.so.1debian.
-set -uo pipefail
-dir=$(cd "$1" && pwd); shift
-out=${OUT:?set OUT}
-export LD_LIBRARY_PATH="$dir:${LD_LIBRARY_PATH:-}"
-steps=" $* "
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$out/gpu.txt" 2>&1
-status=0
+source "$(dirname "$0")/h200_common.sh" "$@"
 if [[ $steps == *" tests "* ]]; then
   for t in "$dir"/fusekit_test_*; do
     echo "== $(basename "$t")"
