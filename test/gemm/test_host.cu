@@ -183,6 +183,15 @@ TEST_CASE("tile selection: 64-row tiles for short M or too few 128-row tiles") {
   CHECK(select_tile(4096, 168, 132) == TileKind::large);
 }
 
+TEST_CASE("Hopper tile width: narrow tiles only for long K and few tile columns, never by M") {
+  CHECK(narrow_hopper_tiles(42, 7168, 132));    // out_proj: 21 wide-tile columns
+  CHECK(narrow_hopper_tiles(42, 14336, 132));   // fc2
+  CHECK(!narrow_hopper_tiles(168, 5376, 132));  // qkv_proj
+  CHECK(!narrow_hopper_tiles(224, 5376, 132));  // fc1 (GLU tiles)
+  CHECK(!narrow_hopper_tiles(56, 5376, 132));   // a q, k or v third: same tiles as the fused qkv
+  CHECK(!narrow_hopper_tiles(168, 7168, 132));  // enough columns for every SM
+}
+
 TEST_CASE("column sources: contiguous tiles and GLU gate/value pairs") {
   WeightRows r = ContiguousColumns::weight_rows(200, 128, 1);  // columns 128..199: 64 + 8
   CHECK(r.first[0] == 128);

@@ -107,6 +107,22 @@ GPU_TEST_CASE("linear: repeatable bitwise across runs and independent of the til
   CHECK(std::equal(b64.begin(), b64.end(), b1.begin()));
 }
 
+GPU_TEST_CASE("linear: long K and few columns (narrow Hopper tiles), odd sizes, batch invariant") {
+  // K >= 6144 with few tile columns takes 128 x 128 tiles on the Hopper path (out_proj/fc2's
+  // regime); odd M and N, and a K that is not a multiple of the 64-deep k-slice.
+  REQUIRE(gemm::narrow_hopper_tiles(2, 6152, gpu_state().sm_count));
+  for (Shape s : {Shape{1, 136, 6152}, Shape{129, 264, 14336}})
+    run_linear(DType::bf16, s, Activation::identity, false, DType::bf16);
+  const DevMatrix a = random_device(DType::bf16, 300, 7168, 1.0);
+  const DevMatrix w = random_device(DType::bf16, 1032, 7168, 0.01);
+  const DevMatrix y = poisoned_output(DType::bf16, 300, 1032), y1 = poisoned_output(DType::bf16, 1, 1032);
+  REQUIRE(gemm::linear(a.view(), w.view(), y.out()).ok());
+  REQUIRE(gemm::linear({a.buf.get(), DType::bf16, 1, 7168, 0}, w.view(), y1.out()).ok());
+  CHECK_LAUNCH();
+  const auto b = download_bytes(y), b1 = download_bytes(y1);
+  CHECK(std::equal(b1.begin(), b1.end(), b.begin()));  // row 0 alone == row 0 of 300
+}
+
 GPU_TEST_CASE("linear: a rejected call writes nothing") {
   const DevMatrix a = random_device(DType::bf16, 8, 16, 1.0);
   const DevMatrix w = random_device(DType::bf16, 16, 16, 1.0);

@@ -57,6 +57,17 @@ enum class GemmPath : std::uint8_t { automatic, portable, hopper };
 // 128 x 256 CTA tiles (two epilogue N-tiles), 3 stages of 64-deep k-slices: 144 KB of ring plus
 // 68 KB of fp32 staging for the two consumers' epilogues.
 template <class T> using HopperMainLoop = MainLoopSm90<T, 2, 3>;
+// 128 x 128 tiles, 4 stages (128 KB of ring): for long, narrow weights (below).
+template <class T> using HopperNarrowMainLoop = MainLoopSm90<T, 1, 4>;
+
+// Narrow tiles when 256-wide tiles would leave more than half the SMs without a tile column and K
+// is long (>= 6144: H3's out_proj and fc2, 21 columns, K = 7168 and 14336): twice the CTAs stream
+// the weight at small M (42 instead of 21 at 70 tokens). N and K decide, never M, so a row's
+// result does not depend on how many rows share the call; the K floor keeps H3's q, k and v
+// thirds (K = 5376) on the same tiles as the fused qkv projection.
+constexpr bool narrow_hopper_tiles(std::int64_t n_tiles, std::int64_t k, int sm_count) {
+  return k >= 6144 && 2 * ((n_tiles + 1) / 2) <= sm_count;
+}
 
 // Process-wide choice of main loop. `automatic` (the default) takes the Hopper one wherever it
 // can run; tests and benchmarks set `portable` to compare both paths on one GPU.
@@ -64,7 +75,6 @@ inline std::atomic<GemmPath>& gemm_path() {
   static std::atomic<GemmPath> path{GemmPath::automatic};
   return path;
 }
-
 
 namespace detail {
 // The Hopper kernel needs compute capability 9.0 and sm_90a machine code in this binary (a
@@ -86,8 +96,11 @@ Status launch_gemm(const GemmOperands<T>& op, const typename Epi::Params& params
                    cudaStream_t stream) {
   const std::int64_t n_tiles = Epi::n_tiles(params, op.n, kTileN);
   const GemmPath path = gemm_path().load(std::memory_order_relaxed);
-  if (path != GemmPath::portable && detail::hopper_available<T, Epi>(device))
+  if (path != GemmPath::portable && detail::hopper_available<T, Epi>(device)) {
+    if (narrow_hopper_tiles(n_tiles, op.k, device.sm_count))
+      return detail::launch_sm90<T, HopperNarrowMainLoop<T>, Epi>(op, params, n_tiles, device, stream);
     return detail::launch_sm90<T, HopperMainLoop<T>, Epi>(op, params, n_tiles, device, stream);
+  }
   if (path == GemmPath::hopper)
     return {Errc::unsupported_device, "the Hopper GEMM path needs an sm_90a build on a compute capability 9.0 GPU"};
   const int sm_count = device.sm_count;
