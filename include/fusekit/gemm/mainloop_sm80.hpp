@@ -129,19 +129,7 @@ template <class T, class Shape> struct MainLoopSm80 {
         *reinterpret_cast<float2*>(&tile[(r + 8) * kTileLd + c]) = make_float2(acc.v[mi][ni][2], acc.v[mi][ni][3]);
       }
     __syncthreads();
-    AccTile t;
-    t.data = tile;
-    t.ld = kTileLd;
-    const std::int64_t left = op.m - m0;
-    t.rows = static_cast<int>(left < BM ? left : BM);
-    t.half = BN / 2;
-    t.cols = wr.count[1] > 0 ? t.half + wr.count[1] : wr.count[0];
-    t.row0 = m0;
-    t.col0 = wr.first[0];
-    t.source = wr;
-    t.thread = threadIdx.x;
-    t.threads = kThreads;
-    return t;
+    return AccTile::staged(tile, kTileLd, m0, op.m - m0, BM, BN / 2, wr, threadIdx.x, kThreads, 0);
   }
 };
 

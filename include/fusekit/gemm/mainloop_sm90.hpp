@@ -2,8 +2,9 @@
 // A and of the tile's W rows into a ring of shared-memory stages with bulk tensor copies (TMA);
 // two consumer warpgroups multiply them with wgmma, 64 rows each, fp32 accumulators in
 // registers. A CTA tile is 128 rows x NSub epilogue N-tiles of 128 columns: NSub = 2 makes
-// one m64n256 wgmma per k16 step, the shape that keeps the tensor cores fed from shared memory. Full/empty mbarriers hand each stage back and forth, so loads run kStages - 1
-// slices ahead of the math and, in a persistent kernel, across tile boundaries.
+// one m64n256 wgmma per k16 step, the shape that keeps the tensor cores fed from shared memory.
+// Full/empty mbarriers hand each stage back and forth, so loads run kStages - 1 slices ahead of
+// the math and, in a persistent kernel, across tile boundaries.
 //
 // Every output element sums its k-products in ascending k, in k16 steps, whatever M: a row's
 // result does not depend on the other rows of the call.
@@ -43,7 +44,6 @@ template <class T, int NSub, int Stages> struct MainLoopSm90 {
   // fp32 staging of one 64 x 128 epilogue tile per consumer; +8 floats per row keeps the
   // half-warp's 8-byte fragment stores in distinct banks.
   static constexpr int kTileLd = kSubN + 8;
-  static constexpr int kStagingBytes = 64 * kTileLd * 4;
 
   struct SharedStorage {
     // Stage buffers first: TMA's 128-byte swizzle needs 1024-byte aligned boxes.
@@ -123,19 +123,7 @@ template <class T, int NSub, int Stages> struct MainLoopSm90 {
       *reinterpret_cast<float2*>(&tile[r * kTileLd + c]) = make_float2(acc.v[f], acc.v[f + 1]);
       *reinterpret_cast<float2*>(&tile[(r + 8) * kTileLd + c]) = make_float2(acc.v[f + 2], acc.v[f + 3]);
     }
-    AccTile out;
-    out.data = tile;
-    out.ld = kTileLd;
-    const std::int64_t left = m - row0;
-    out.rows = static_cast<int>(left < 64 ? left : 64);
-    out.half = kSubN / 2;
-    out.cols = wr.count[1] > 0 ? out.half + wr.count[1] : wr.count[0];
-    out.row0 = row0;
-    out.col0 = wr.first[0];
-    out.source = wr;
-    out.thread = t;
-    out.threads = 128;
-    out.barrier = 1 + cw;
+    const AccTile out = AccTile::staged(tile, kTileLd, row0, m - row0, 64, kSubN / 2, wr, t, 128, 1 + cw);
     out.sync();
     return out;
   }

@@ -32,6 +32,26 @@ struct AccTile {
       asm volatile("bar.sync %0, %1;\n" ::"r"(barrier), "r"(threads) : "memory");
   }
 
+  // What a main loop hands its epilogue after staging: rows from global row `row0` (all that are
+  // left of the matrix, at most max_rows), the accumulator columns `wr` produced (2 * half of
+  // them, the valid ones counted), run by `threads` threads syncing on `barrier`.
+  __device__ static AccTile staged(float* data, int ld, std::int64_t row0, std::int64_t rows_left, int max_rows,
+                                   int half, const WeightRows& wr, int thread, int threads, int barrier) {
+    AccTile t;
+    t.data = data;
+    t.ld = ld;
+    t.rows = static_cast<int>(rows_left < max_rows ? rows_left : max_rows);
+    t.half = half;
+    t.cols = wr.count[1] > 0 ? half + wr.count[1] : wr.count[0];
+    t.row0 = row0;
+    t.col0 = wr.first[0];
+    t.source = wr;
+    t.thread = thread;
+    t.threads = threads;
+    t.barrier = barrier;
+    return t;
+  }
+
   __device__ float& at(int r, int c) const { return data[r * ld + c]; }
   // Eight consecutive values from (r, c), c a multiple of 8 (16-byte aligned in the tile).
   __device__ void load8(int r, int c, float (&v)[8]) const {
