@@ -13,6 +13,8 @@
 #include "reference.hpp"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <random>
@@ -199,7 +201,21 @@ Instance make_instance(const Linear& L, std::int64_t m, Impl impl, int sets) {
   return inst;
 }
 
+// FUSEKIT_SPLIT_K=unsplit|one_cta|cluster forces how long, narrow weights cut K (split_k.hpp),
+// to measure the choices against each other; unset, the library decides.
+void apply_split_k_override() {
+  const char* way = std::getenv("FUSEKIT_SPLIT_K");
+  if (way == nullptr) return;
+  const std::string w = way;
+  gemm::split_k_way() = w == "unsplit"   ? gemm::SplitKWay::unsplit
+                        : w == "one_cta" ? gemm::SplitKWay::one_cta
+                        : w == "cluster" ? gemm::SplitKWay::cluster
+                                         : gemm::SplitKWay::automatic;
+  std::fprintf(stderr, "fusekit_bench_gemm: FUSEKIT_SPLIT_K=%s\n", way);
+}
+
 void register_h3_linears() {
+  apply_split_k_override();
   for (const Linear& L : kLinears)
     for (std::int64_t m : kTokens)
       for (Impl impl : {Impl::fused, Impl::bare, Impl::cublaslt}) {

@@ -192,6 +192,28 @@ TEST_CASE("Hopper tile width: narrow tiles only for long K and few tile columns,
   CHECK(!narrow_hopper_tiles(168, 7168, 132));  // enough columns for every SM
 }
 
+TEST_CASE("K segments: from N, K and the GPU only; clusters only where they finish sooner") {
+  const int h200[kMaxKSegments + 1] = {0, 0, 66, 42, 32};  // clusters of 2, 3, 4 resident at once
+  CHECK(choose_k_segments(42, 112, 132, h200) == 3);       // out_proj: 3 x 42 CTAs at 70 tokens
+  CHECK(choose_k_segments(42, 224, 132, h200) == 3);       // fc2
+  CHECK(choose_k_segments(9, 112, 132, h200) == 4);        // capped at kMaxKSegments
+  CHECK(choose_k_segments(42, 40, 132, h200) == 2);        // each segment keeps >= 16 k-slices
+  CHECK(choose_k_segments(42, 31, 132, h200) == 1);
+  CHECK(choose_k_segments(70, 224, 132, h200) == 1);       // 2 x 70 > 132 SMs
+  const int uneven[kMaxKSegments + 1] = {0, 0, 66, 40, 32};  // 40 clusters of 3 cannot hold 42 columns
+  CHECK(choose_k_segments(42, 112, 132, uneven) == 2);
+  CHECK(KSegments{3}.count == 3);
+  int b = 0, e = 0;
+  KSegments{3}.range(2, 97, b, e);  // the last segment ends at the last k-slice
+  CHECK(b == 64);
+  CHECK(e == 97);
+  CHECK(cluster_split(42, 3, 42, 132));        // 70 tokens: one wave of thirds
+  CHECK(cluster_split(84, 3, 42, 132));        // 2 waves of thirds against one whole wave
+  CHECK(!cluster_split(336, 3, 42, 132));      // 925 tokens: 8 waves of thirds against 3 whole
+  CHECK(!cluster_split(42, 1, 42, 132));
+  CHECK(!cluster_split(42, 3, 0, 132));
+}
+
 TEST_CASE("column sources: contiguous tiles and GLU gate/value pairs") {
   WeightRows r = ContiguousColumns::weight_rows(200, 128, 1);  // columns 128..199: 64 + 8
   CHECK(r.first[0] == 128);

@@ -12,6 +12,8 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
+
 namespace fusekit {
 
 __device__ __forceinline__ void wait_for_prior_grid() {
@@ -29,6 +31,7 @@ __device__ __forceinline__ void allow_next_grid() {
 struct LaunchShape {
   dim3 grid, block;
   unsigned cluster = 1;        // CTAs per cluster along x (1: no cluster)
+  std::size_t smem = 0;        // dynamic shared memory per CTA, bytes
   bool dependent = false;      // programmatic dependent launch (sm_90+ only)
 };
 
@@ -37,6 +40,7 @@ Status launch_kernel(void (*kernel)(Params...), const LaunchShape& shape, cudaSt
   cudaLaunchConfig_t config{};
   config.gridDim = shape.grid;
   config.blockDim = shape.block;
+  config.dynamicSmemBytes = shape.smem;
   config.stream = stream;
   cudaLaunchAttribute attributes[2]{};
   unsigned n = 0;

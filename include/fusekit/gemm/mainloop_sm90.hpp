@@ -6,13 +6,14 @@
 // Full/empty mbarriers hand each stage back and forth, so loads run kStages - 1 slices ahead of
 // the math and, in a persistent kernel, across tile boundaries.
 //
-// Every output element sums its k-products in ascending k, in k16 steps, whatever M: a row's
-// result does not depend on the other rows of the call.
+// Every output element sums its k-products in ascending k, in k16 steps, within each K segment
+// (split_k.hpp), whatever M: a row's result does not depend on the other rows of the call.
 #pragma once
 
 #include "fusekit/gemm/epilogue/tile.hpp"
 #include "fusekit/gemm/operands.hpp"
 #include "fusekit/gemm/ptx_sm90.hpp"
+#include "fusekit/gemm/split_k.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -52,6 +53,7 @@ template <class T, int NSub, int Stages> struct MainLoopSm90 {
     alignas(16) float staging[kConsumers][64 * kTileLd];
     std::uint64_t full[kStages];   // the producer's copies have landed
     std::uint64_t empty[kStages];  // every consumer warp is done reading
+    typename ClusterSplitK<kConsumers>::Barriers split;
   };
   static constexpr std::size_t kSmemBytes = sizeof(SharedStorage) + 1024;  // + room to align the base
 
@@ -63,12 +65,12 @@ template <class T, int NSub, int Stages> struct MainLoopSm90 {
     ptx::fence_barrier_init();
   }
 
-  // Producer (one thread): the k-slices of one tile: A rows [m0, m0 + BM) and both W-row halves
-  // of each N-tile (64 rows each, in tile-column order).
+  // Producer (one thread): k-slices [kb_begin, kb_end) of one tile: A rows [m0, m0 + BM) and both
+  // W-row halves of each N-tile (64 rows each, in tile-column order).
   __device__ static void produce(SharedStorage& s, RingPosition& pos, const CUtensorMap* a_map,
-                                 const CUtensorMap* w_map, int k_blocks, std::int64_t m0,
+                                 const CUtensorMap* w_map, int kb_begin, int kb_end, std::int64_t m0,
                                  const WeightRows (&wr)[NSub]) {
-    for (int kb = 0; kb < k_blocks; ++kb) {
+    for (int kb = kb_begin; kb < kb_end; ++kb) {
       ptx::mbarrier_wait(&s.empty[pos.stage], pos.phase ^ 1u);
       ptx::mbarrier_arrive_expect_tx(&s.full[pos.stage], kStageBytes);
       std::uint64_t* full = &s.full[pos.stage];
@@ -85,19 +87,21 @@ template <class T, int NSub, int Stages> struct MainLoopSm90 {
     float v[BN / 2];  // wgmma's m64nBN fragment
   };
 
-  // Consumer warpgroup `cw`: its 64 rows of the tile over all k-slices. One wgmma batch
-  // stays in flight; a stage goes back to the producer once the batch that read it retired.
-  __device__ static void consume(SharedStorage& s, RingPosition& pos, int k_blocks, int cw, Accumulators& acc) {
+  // Consumer warpgroup `cw`: its 64 rows of the tile over k-slices [kb_begin, kb_end), summed from
+  // zero. One wgmma batch stays in flight; a stage goes back to the producer once the batch that
+  // read it retired.
+  __device__ static void consume(SharedStorage& s, RingPosition& pos, int kb_begin, int kb_end, int cw,
+                                 Accumulators& acc) {
     const bool releases = threadIdx.x % 32 == 0;
     int previous = -1;
-    for (int kb = 0; kb < k_blocks; ++kb) {
+    for (int kb = kb_begin; kb < kb_end; ++kb) {
       ptx::mbarrier_wait(&s.full[pos.stage], pos.phase);
       ptx::wgmma_fence();
       const std::uint64_t desc_b = ptx::smem_descriptor_sw128(s.b[pos.stage]);
       const std::uint64_t desc_a = ptx::smem_descriptor_sw128(s.a[pos.stage] + cw * kWgRows * BK * 2);
 #pragma unroll
       for (int k16 = 0; k16 < BK / 16; ++k16)  // +32 bytes per k16 step inside the swizzled 128-byte rows
-        ptx::wgmma_m64k16<T, BN>(acc.v, desc_a + 2 * k16, desc_b + 2 * k16, kb > 0 || k16 > 0);
+        ptx::wgmma_m64k16<T, BN>(acc.v, desc_a + 2 * k16, desc_b + 2 * k16, kb > kb_begin || k16 > 0);
       ptx::wgmma_commit_group();
       ptx::wgmma_wait_group<1>();
       if (previous >= 0 && releases) ptx::mbarrier_arrive(&s.empty[previous]);
@@ -110,8 +114,11 @@ template <class T, int NSub, int Stages> struct MainLoopSm90 {
     for (int i = 0; i < BN / 2; ++i) ptx::fence_registers(acc.v[i]);
   }
 
-  // Writes N-tile `sub` of consumer cw's fragment into its staging tile and describes it for the
+  // Writes N-tile `sub` of consumer cw's fragment into its staging tile, or adds it to what an
+  // earlier K segment left there (Fold::add: each thread reads back only what it wrote; the same
+  // additions as ClusterSplitK::reduce makes across a cluster), and describes the tile for the
   // epilogue (64 rows from global row `row0`). The consumer's named barrier orders the writes.
+  template <Fold kFold = Fold::store>
   __device__ static AccTile stage(SharedStorage& s, const Accumulators& acc, int cw, int sub, std::int64_t m,
                                   std::int64_t row0, const WeightRows& wr) {
     float* tile = s.staging[cw];
@@ -120,8 +127,16 @@ template <class T, int NSub, int Stages> struct MainLoopSm90 {
 #pragma unroll
     for (int j = 0; j < 16; ++j) {  // wgmma's fragment: n8 block j, rows r and r + 8, columns c, c + 1
       const int c = j * 8 + (lane % 4) * 2, f = 4 * (sub * 16 + j);
-      *reinterpret_cast<float2*>(&tile[r * kTileLd + c]) = make_float2(acc.v[f], acc.v[f + 1]);
-      *reinterpret_cast<float2*>(&tile[(r + 8) * kTileLd + c]) = make_float2(acc.v[f + 2], acc.v[f + 3]);
+      float2* top = reinterpret_cast<float2*>(&tile[r * kTileLd + c]);
+      float2* bottom = reinterpret_cast<float2*>(&tile[(r + 8) * kTileLd + c]);
+      if constexpr (kFold == Fold::add) {
+        const float2 t0 = *top, t1 = *bottom;
+        *top = make_float2(t0.x + acc.v[f], t0.y + acc.v[f + 1]);
+        *bottom = make_float2(t1.x + acc.v[f + 2], t1.y + acc.v[f + 3]);
+      } else {
+        *top = make_float2(acc.v[f], acc.v[f + 1]);
+        *bottom = make_float2(acc.v[f + 2], acc.v[f + 3]);
+      }
     }
     const AccTile out = AccTile::staged(tile, kTileLd, row0, m - row0, 64, kSubN / 2, wr, t, 128, 1 + cw);
     out.sync();
