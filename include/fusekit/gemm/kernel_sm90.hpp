@@ -153,7 +153,8 @@ template <class T> constexpr CUtensorMapDataType tensor_map_type() {
 }
 
 // Clusters of s CTAs (s = 2..kMaxKSegments) of `kernel` the GPU runs at once: fewer than
-// sm_count / s where the GPCs' sizes do not divide evenly. Asked once per kernel (and process).
+// sm_count / s where the GPCs' sizes do not divide evenly. Asked once per kernel and process,
+// like `hopper_available`: a process that drives GPUs of different models would need it per device.
 template <class Kernel>
 const int (&resident_clusters(Kernel* kernel, const LaunchShape& shape, int sm_count))[kMaxKSegments + 1] {
   static int fits[kMaxKSegments + 1] = {};
