@@ -193,14 +193,16 @@ TEST_CASE("Hopper tile width: narrow tiles only for long K and few tile columns,
 }
 
 TEST_CASE("K segments: from N, K and the GPU only; clusters only where they finish sooner") {
-  const int h200[kMaxKSegments + 1] = {0, 0, 66, 42, 32};  // clusters of 2, 3, 4 resident at once
-  CHECK(choose_k_segments(42, 112, 132, h200) == 3);       // out_proj: 3 x 42 CTAs at 70 tokens
-  CHECK(choose_k_segments(42, 224, 132, h200) == 3);       // fc2
-  CHECK(choose_k_segments(9, 112, 132, h200) == 4);        // capped at kMaxKSegments
-  CHECK(choose_k_segments(42, 40, 132, h200) == 2);        // each segment keeps >= 16 k-slices
-  CHECK(choose_k_segments(42, 31, 132, h200) == 1);
-  CHECK(choose_k_segments(70, 224, 132, h200) == 1);       // 2 x 70 > 132 SMs
-  const int uneven[kMaxKSegments + 1] = {0, 0, 66, 40, 32};  // 40 clusters of 3 cannot hold 42 columns
+  // Clusters of 2, 3, 4 resident at once on a 132-SM GPU whose GPCs hold 42 clusters of 3.
+  const int roomy[kMaxKSegments + 1] = {0, 0, 66, 42, 32};
+  CHECK(choose_k_segments(42, 112, 132, roomy) == 3);  // out_proj: 3 x 42 CTAs at 70 tokens
+  CHECK(choose_k_segments(42, 224, 132, roomy) == 3);  // fc2
+  CHECK(choose_k_segments(9, 112, 132, roomy) == 4);   // capped at kMaxKSegments
+  CHECK(choose_k_segments(42, 40, 132, roomy) == 2);   // each segment keeps >= 16 k-slices
+  CHECK(choose_k_segments(42, 31, 132, roomy) == 1);
+  CHECK(choose_k_segments(70, 224, 132, roomy) == 1);  // 2 x 70 > 132 SMs
+  // 40 clusters of 3 cannot hold 42 columns (the H200 holds 39): 2 segments.
+  const int uneven[kMaxKSegments + 1] = {0, 0, 66, 40, 32};
   CHECK(choose_k_segments(42, 112, 132, uneven) == 2);
   CHECK(KSegments{3}.count == 3);
   int b = 0, e = 0;

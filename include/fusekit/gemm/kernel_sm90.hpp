@@ -160,6 +160,8 @@ const int (&resident_clusters(Kernel* kernel, const LaunchShape& shape, int sm_c
   static int fits[kMaxKSegments + 1] = {};
   static std::once_flag once;
   std::call_once(once, [&] {
+    // The occupancy query needs the kernel's shared-memory opt-in; a failure leaves fits at 0.
+    (void)cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shape.smem));
     for (int s = 2; s <= kMaxKSegments; ++s) {
       cudaLaunchConfig_t config{};
       config.gridDim = dim3(static_cast<unsigned>(s * (sm_count / s)));
@@ -196,8 +198,6 @@ Status launch_sm90(const GemmOperands<T>& op, const typename Epi::Params& params
   KSegments segments;
   if constexpr (MainLoop::kNSub == 1) {
     auto* cluster_kernel = &gemm_kernel_sm90<MainLoop, Epi, KSum::cluster>;
-    FUSEKIT_CUDA_TRY(cudaFuncSetAttribute(cluster_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(MainLoop::kSmemBytes)));
     const int k_blocks = static_cast<int>((op.k + MainLoop::BK - 1) / MainLoop::BK);
     const int(&fits)[kMaxKSegments + 1] = resident_clusters(cluster_kernel, shape, device.sm_count);
     const SplitKWay way = split_k_way().load(std::memory_order_relaxed);
@@ -212,9 +212,8 @@ Status launch_sm90(const GemmOperands<T>& op, const typename Epi::Params& params
       ctas = std::int64_t(fits[segments.count]) * segments.count;
     }
   }
-  if (shape.cluster == 1)
-    FUSEKIT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          static_cast<int>(MainLoop::kSmemBytes)));
+  FUSEKIT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(MainLoop::kSmemBytes)));
   const std::int64_t tiles = order.count() * shape.cluster;
   shape.grid = dim3(static_cast<unsigned>(tiles < ctas ? tiles : ctas));
   return launch_kernel(kernel, shape, stream, a_map, w_map, GemmExtent{op.m, op.n, op.k}, n_tiles, order,
