@@ -3,14 +3,13 @@
 #pragma once
 
 #include "fusekit/core/dtype.hpp"
+#include "fusekit/core/mbarrier.cuh"
 
 #include <cstdint>
 
 namespace fusekit::gemm::ptx {
 
-__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
+using fusekit::ptx::smem_addr;
 
 // cp.async.cg 16 bytes global -> shared; when !valid the 16 shared bytes are zero-filled
 // (src-size 0) so out-of-range rows and k-chunks contribute nothing to the dot products.

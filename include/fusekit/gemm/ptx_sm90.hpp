@@ -19,34 +19,12 @@
 
 namespace fusekit::gemm::ptx {
 
-// ---- mbarrier: the full/empty handshake of the shared-memory ring ----
-__device__ __forceinline__ void mbarrier_init(std::uint64_t* bar, unsigned count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(count) : "memory");
-}
-// Makes initialised barriers visible to the copy engine (async proxy) and to the other warps.
-__device__ __forceinline__ void fence_barrier_init() {
-  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-}
-__device__ __forceinline__ void mbarrier_arrive(std::uint64_t* bar) {
-  asm volatile("{\n .reg .b64 state;\n mbarrier.arrive.shared::cta.b64 state, [%0];\n}\n" ::"r"(smem_addr(bar))
-               : "memory");
-}
-// One arrival that also announces `bytes` of copy-engine traffic the phase must wait for.
-__device__ __forceinline__ void mbarrier_arrive_expect_tx(std::uint64_t* bar, std::uint32_t bytes) {
-  asm volatile("{\n .reg .b64 state;\n mbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n}\n" ::"r"(
-                   smem_addr(bar)),
-               "r"(bytes)
-               : "memory");
-}
-// Spins until the phase with the given parity has completed (SEM: "" or ".acquire.cluster").
-#define FUSEKIT_MBARRIER_WAIT(SEM)                                                     \
-  asm volatile("{\n .reg .pred done;\n"                                                \
-               "wait_%=:\n"                                                            \
-               " mbarrier.try_wait.parity" SEM ".shared::cta.b64 done, [%0], %1;\n"    \
-               " @!done bra wait_%=;\n}\n" ::"r"(smem_addr(bar)),                      \
-               "r"(parity)                                                             \
-               : "memory")
-__device__ __forceinline__ void mbarrier_wait(std::uint64_t* bar, std::uint32_t parity) { FUSEKIT_MBARRIER_WAIT(""); }
+// ---- mbarrier: the full/empty handshake of the shared-memory ring (core/mbarrier.cuh) ----
+using fusekit::ptx::fence_barrier_init;
+using fusekit::ptx::mbarrier_arrive;
+using fusekit::ptx::mbarrier_arrive_expect_tx;
+using fusekit::ptx::mbarrier_init;
+using fusekit::ptx::mbarrier_wait;
 
 // ---- clusters: split-K partners exchange partial tiles through distributed shared memory ----
 __device__ __forceinline__ unsigned cluster_rank() {
@@ -77,7 +55,6 @@ __device__ __forceinline__ void mbarrier_arrive_remote(std::uint64_t* bar, unsig
 __device__ __forceinline__ void mbarrier_wait_cluster(std::uint64_t* bar, std::uint32_t parity) {
   FUSEKIT_MBARRIER_WAIT(".acquire.cluster");
 }
-#undef FUSEKIT_MBARRIER_WAIT
 // A float4 at the same shared-memory offset in CTA `rank` of the cluster.
 __device__ __forceinline__ float4 ld_shared_cluster_f4(const void* local, unsigned rank) {
   float4 v;
