@@ -11,12 +11,13 @@ if [[ $steps == *" tests "* ]]; then
   done
 fi
 if [[ $steps == *" sanitize "* ]]; then
-  # A subset that reaches every layout (sub-warp to 16-CTA clusters), misaligned and strided
-  # pointers, in place, residual, modulation and rejected calls, within the lease's minutes.
+  # A subset that reaches every layout (sub-warp to 16-CTA clusters, the staged kernel forced and
+  # automatic), misaligned and strided pointers, in place, residual, modulation and rejected calls,
+  # within the lease's minutes.
   for tool in memcheck racecheck; do
     echo "== compute-sanitizer $tool"
     timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 9 "$dir/fusekit_test_reduce_gpu" \
-      -tc="rms_norm: strides*,*rejects*,rms_norm: fused*,softmax: all*" > "$out/sanitize_$tool.log" 2>&1 \
+      -tc="rms_norm: strides*,*rejects*,rms_norm: fused*,softmax: all*,*same bits*" > "$out/sanitize_$tool.log" 2>&1 \
       || { status=1; echo "FAILED: $tool"; }
     grep -E "ERROR SUMMARY|test cases" "$out/sanitize_$tool.log" | tail -n 2
   done

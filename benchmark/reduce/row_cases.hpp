@@ -12,6 +12,8 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <stdexcept>
@@ -181,9 +183,22 @@ void register_row_op(const std::string& suite, const RowShapeSpec& shape, std::v
   }
 }
 
+// FUSEKIT_ROW_KERNEL=registers|staged forces the row kernel (reduce/dispatch.cuh), to measure the
+// two against each other; unset, the library decides.
+inline void apply_row_kernel_override() {
+  const char* kernel = std::getenv("FUSEKIT_ROW_KERNEL");
+  if (kernel == nullptr) return;
+  const std::string k = kernel;
+  reduce::row_kernel_choice() = k == "registers" ? reduce::RowKernel::registers
+                                : k == "staged"  ? reduce::RowKernel::staged
+                                                 : reduce::RowKernel::automatic;
+  std::fprintf(stderr, "fusekit_bench_reduce: FUSEKIT_ROW_KERNEL=%s\n", kernel);
+}
+
 // The default suites for one dtype: the seed audit's shapes in all four modes, and a bandwidth
 // sweep (>= 8M elements, N from 1024 to 262144) in GPU throughput mode.
 template <class T> void register_row_suites() {
+  apply_row_kernel_override();
   const std::vector<Mode> all(std::begin(kAllModes), std::end(kAllModes));
   const std::vector<Mode> throughput{Mode::gpu_throughput};
   const RowShapeSpec seed_shapes[] = {{37, 1537}, {256, 3072}, {768, 6144}, {1024, 4096}};

@@ -28,6 +28,7 @@ struct RowCase {
   std::size_t in_shift = 0, out_shift = 0;     // elements past a 256-byte boundary (misalignment)
   bool in_place = false;                       // out is in's buffer (same stride and dtype)
   bool residual = false, residual_in_place = false;
+  std::int64_t residual_shift = -1;  // elements the residual starts past its allocation; -1: in_shift
   std::optional<DType> weight;                 // weight dtype when present
   float weight_offset = 0.f;
   bool bias = false;
@@ -122,7 +123,7 @@ RowRun run_row_case(RowCase c, std::uint64_t seed, std::int64_t first_row = 0, s
 
   DeviceBuffer d_in(h_in.bytes(), c.in_shift * dtype_size(c.in));
   DeviceBuffer d_out(out_elems * dtype_size(out_t), c.out_shift * dtype_size(out_t));
-  DeviceBuffer d_res(h_res.bytes(), c.in_shift * dtype_size(c.in));
+  DeviceBuffer d_res(h_res.bytes(), (c.residual_shift < 0 ? c.in_shift : c.residual_shift) * dtype_size(c.in));
   DeviceBuffer d_res_out(h_res.bytes());
   DeviceBuffer d_w(h_w.bytes()), d_b(h_b.bytes()), d_table(h_table.bytes());
   DeviceBuffer d_index(h_index.size() * sizeof(std::int32_t));

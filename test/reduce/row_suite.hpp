@@ -87,7 +87,7 @@ template <RowOp kOp> void suite_layouts() {
 
 // Two runs give the same bits, and a row gives the same bits alone as inside a big call.
 template <RowOp kOp> void suite_repeatable() {
-  for (std::int64_t n : {3, 1537, 5376, 65537}) {
+  for (std::int64_t n : {3, 1537, 5376, 12000, 65537}) {  // 12000: the staged kernel (24 KB rows)
     RowCase c;
     c.in = c.out = DType::bf16;
     c.rows = n > 8192 ? 37 : 4096;
@@ -104,6 +104,53 @@ template <RowOp kOp> void suite_repeatable() {
       const std::size_t bytes = std::size_t(n) * 2, offset = std::size_t(row * n) * 2;
       CHECK_MESSAGE(std::memcmp(a.out_bytes.data() + offset, alone.out_bytes.data() + offset, bytes) == 0,
                     "row " << row << " of N=" << n << " differs alone vs among " << c.rows << " rows");
+    }
+  }
+}
+
+// The staged kernel (sm_90+) and the register kernels give the same bits wherever both can run a
+// row, so the dispatch may choose by row count; each forced way is also checked against float64.
+template <RowOp kOp> void suite_kernels_agree() {
+  struct Shape {
+    DType in, out;
+    std::int64_t rows, cols;
+    std::size_t shift;
+    bool residual;
+  };
+  const Shape shapes[] = {{DType::bf16, DType::bf16, 37, 1537, 1, false},  {DType::f32, DType::f32, 300, 4096, 0, false},
+                          {DType::bf16, DType::bf16, 600, 5376, 0, true},  {DType::bf16, DType::f32, 37, 6144, 3, true},
+                          {DType::f32, DType::bf16, 129, 1024, 2, false},  {DType::bf16, DType::bf16, 16, 16384, 0, true},
+                          {DType::f32, DType::f32, 8, 16384, 0, false},    {DType::bf16, DType::bf16, 600, 5000, 5, true}};
+  struct Restore {
+    ~Restore() { reduce::row_kernel_choice() = reduce::RowKernel::automatic; }
+  } restore;
+  for (const Shape& sh : shapes) {
+    RowCase c;
+    c.in = sh.in;
+    c.out = sh.out;
+    c.rows = sh.rows;
+    c.cols = sh.cols;
+    c.in_shift = c.out_shift = sh.shift;
+    if constexpr (kOp != RowOp::softmax) {
+      c.residual = sh.residual;
+      c.weight = DType::bf16;
+      c.stats = true;
+      if constexpr (kOp == RowOp::layer_norm) c.bias = true;
+      if constexpr (kOp == RowOp::rms_norm) c.modulation = sh.rows > 100;
+    }
+    const std::uint64_t seed = fresh_seed();
+    reduce::row_kernel_choice() = reduce::RowKernel::automatic;
+    const RowRun automatic = check_case<kOp>(c, seed);
+    reduce::row_kernel_choice() = reduce::RowKernel::staged;
+    const RowRun staged = check_case<kOp>(c, seed);
+    reduce::row_kernel_choice() = reduce::RowKernel::registers;
+    const RowRun registers = check_case<kOp>(c, seed);
+    INFO("N " << sh.cols << " rows " << sh.rows << " " << dtype_name(sh.in) << "->" << dtype_name(sh.out));
+    CHECK(staged.out_bytes == automatic.out_bytes);
+    CHECK(staged.residual_out_bytes == automatic.residual_out_bytes);
+    if (reduce::registers_match_staged(sh.cols, sh.in)) {
+      CHECK_MESSAGE(staged.out_bytes == registers.out_bytes, "staged and register kernels differ");
+      CHECK(staged.residual_out_bytes == registers.residual_out_bytes);
     }
   }
 }
@@ -149,4 +196,7 @@ template <RowOp kOp> void suite_rejects() {
     ::fusekit::test::suite_layouts<op>();                                                                    \
   }                                                                                                          \
   GPU_TEST_CASE(name ": bitwise repeatable and batch invariant") { ::fusekit::test::suite_repeatable<op>(); } \
-  GPU_TEST_CASE(name ": rejected calls write nothing") { ::fusekit::test::suite_rejects<op>(); }
+  GPU_TEST_CASE(name ": rejected calls write nothing") { ::fusekit::test::suite_rejects<op>(); }          \
+  GPU_TEST_CASE(name ": staged and register kernels give the same bits") {                                  \
+    ::fusekit::test::suite_kernels_agree<op>();                                                              \
+  }

@@ -22,6 +22,8 @@ GPU_TEST_CASE("rms_norm: fused residual, weight offset, stats") {
       c.residual_in_place = true;  // residual_out is the residual buffer
       c.in_shift = 1;
       check_case<kOp>(c);
+      c.residual_shift = 2;  // aligned unlike in: the register kernels take it
+      check_case<kOp>(c);
     }
 }
 

@@ -57,6 +57,55 @@ TEST_CASE("rows_per_cta: fills the GPU for few rows, keeps whole warps") {
       }
 }
 
+TEST_CASE("select_staged_layout: rows fit their stage, thread counts are launchable") {
+  for (DType t : {DType::f32, DType::f16, DType::bf16})
+    for (bool residual : {false, true})
+      for (std::int64_t n = 1; n <= 40000; n = n < 2048 ? n + 1 : n + n / 11 + 1) {
+        INFO("dtype " << dtype_name(t) << " N " << n << " residual " << residual);
+        if (!staged_fits(n, t, residual)) continue;
+        const RowConfig cfg = select_row_config(n, t);
+        CHECK(cfg.shape != RowShape::sub_warp);
+        const StagedLayout l = select_staged_layout(n, t, residual);
+        REQUIRE(l.threads >= 64);
+        REQUIRE(l.threads <= kMaxStagedThreads);
+        REQUIRE(l.threads % 32 == 0);
+        if (registers_match_staged(n, t)) REQUIRE(l.threads == cfg.threads_per_row);  // same bits
+        REQUIRE(l.residual_offset % 128 == 0);
+        REQUIRE(l.residual_offset >= n * std::int64_t(dtype_size(t)));
+        REQUIRE(l.stage_bytes == l.residual_offset * (residual ? 2 : 1));
+        REQUIRE(l.stage_bytes <= kMaxStagedStageBytes);
+      }
+  // Rows the register kernels split over clusters are staged; the others from 20 KB on.
+  CHECK(staged_fits(16384, DType::f32, false));
+  CHECK(staged_is_faster(16384, DType::f32));
+  CHECK(staged_is_faster(16384, DType::bf16));
+  CHECK(staged_is_faster(5376, DType::f32));
+  CHECK_FALSE(staged_is_faster(4096, DType::f32));
+  CHECK_FALSE(staged_is_faster(5376, DType::bf16));  // the H3 norms: registers measured faster
+  CHECK_FALSE(staged_is_faster(8192, DType::bf16));
+  CHECK(staged_fits(5376, DType::bf16, true));
+  CHECK_FALSE(staged_fits(16384, DType::f32, true));  // with its residual: two 64 KB rows
+  CHECK_FALSE(staged_fits(128, DType::bf16, false));   // short rows: many to a CTA in registers
+  CHECK_FALSE(staged_fits(65536, DType::bf16, false));
+}
+
+TEST_CASE("residual_stages_alike: decided by residues only, alike for a row alone and in a call") {
+  RowParams p;
+  p.in = reinterpret_cast<const void*>(std::uintptr_t(1) << 32);
+  p.in_stride = 1537;
+  CHECK(residual_stages_alike(p, 2));  // no residual
+  p.residual = reinterpret_cast<const void*>((std::uintptr_t(1) << 33) + 32);
+  p.residual_stride = 1537;
+  CHECK(residual_stages_alike(p, 2));
+  p.residual_stride = 1537 + 8;  // 16 bytes more per row: every row still alike
+  CHECK(residual_stages_alike(p, 2));
+  p.residual_stride = 1538;
+  CHECK_FALSE(residual_stages_alike(p, 2));
+  p.residual_stride = 1537;
+  p.residual = static_cast<const char*>(p.residual) + 2;
+  CHECK_FALSE(residual_stages_alike(p, 2));
+}
+
 namespace {
 // validate() never dereferences: distant fake addresses stand for device buffers.
 float* const host_in = reinterpret_cast<float*>(std::uintptr_t(1) << 32);

@@ -7,6 +7,7 @@
 #include "fusekit/core/status.hpp"
 #include "fusekit/reduce/row_kernel.cuh"
 
+#include <atomic>
 #include <mutex>
 
 namespace fusekit::reduce {
@@ -20,11 +21,57 @@ inline int rows_per_cta(const RowConfig& cfg, std::int64_t rows, int sm_count) {
   return per;
 }
 
+// The staged kernel copies a row and its residual row with the same 16-byte alignment; a residual
+// laid out differently takes the register kernels. Decided from the pointers' and strides'
+// residues only, so a row alone and the same row inside a call decide alike.
+inline bool residual_stages_alike(const RowParams& p, std::size_t elem) {
+  if (!p.residual) return true;
+  const auto in = reinterpret_cast<std::uintptr_t>(p.in), res = reinterpret_cast<std::uintptr_t>(p.residual);
+  return (in - res) % 16 == 0 && (std::uint64_t(p.in_stride - p.residual_stride) * elem) % 16 == 0;
+}
+
+template <class Policy, class TIn, class TOut>
+Status launch_staged(const RowParams& p, cudaStream_t stream) {
+  const StagedLayout layout = select_staged_layout(p.cols, dtype_v<TIn>, p.residual != nullptr);
+  auto kernel = staged_row_kernel<Policy, TIn, TOut>;
+  static std::once_flag opt_in;  // stages beyond 48 KB need an opt-in, once per kernel
+  static cudaError_t opt_in_error = cudaSuccess;
+  std::call_once(opt_in, [&] {
+    opt_in_error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxStagedStageBytes);
+  });
+  if (opt_in_error != cudaSuccess) return Status::cuda(opt_in_error, "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
+  LaunchShape shape;
+  shape.dependent = true;
+  shape.block = dim3(unsigned(layout.threads));
+  shape.grid = dim3(unsigned(p.rows));
+  shape.smem = std::size_t(layout.stage_bytes);
+  return launch_kernel(kernel, shape, stream, p, layout);
+}
+
+// Process-wide override of the kernel choice, for tests that compare both kernels bit for bit and
+// for benchmarks. `registers` on rows the register kernels split over a cluster changes the bits.
+enum class RowKernel : std::uint8_t { automatic, registers, staged };
+inline std::atomic<RowKernel>& row_kernel_choice() {
+  static std::atomic<RowKernel> choice{RowKernel::automatic};
+  return choice;
+}
+
+inline bool use_staged(const RowParams& p, DType in, std::size_t elem, const DeviceInfo& device) {
+  if (device.major < 9 || !staged_fits(p.cols, in, p.residual != nullptr) || !residual_stages_alike(p, elem))
+    return false;
+  switch (row_kernel_choice().load()) {
+    case RowKernel::registers: return false;
+    case RowKernel::staged: return true;
+    default: return staged_is_faster(p.cols, in);
+  }
+}
+
 template <class Policy, class TIn, class TOut>
 Status launch_rows(const RowParams& p, cudaStream_t stream) {
   if (p.rows == 0 || p.cols == 0) return {};
   DeviceInfo device;
   FUSEKIT_TRY(current_device(device));
+  if (use_staged(p, dtype_v<TIn>, sizeof(TIn), device)) return launch_staged<Policy, TIn, TOut>(p, stream);
   const RowConfig cfg = select_row_config(p.cols, dtype_v<TIn>);
   LaunchShape shape;
   shape.dependent = device.major >= 9;

@@ -14,6 +14,7 @@
 
 #include "fusekit/core/launch.cuh"
 #include "fusekit/core/vector_io.cuh"
+#include "fusekit/reduce/row_epilogue.cuh"
 #include "fusekit/reduce/row_params.hpp"
 #include "fusekit/reduce/row_reducer.cuh"
 
@@ -62,26 +63,11 @@ template <class Policy, class TIn, class TOut, RowShape kShape> class RowAgent {
   __device__ bool whole(int c) const { return col(c) >= 0 && col(c) + kVec <= p_.cols; }
   __device__ bool inside(int c, int e) const { return col(c) + e >= 0 && col(c) + e < p_.cols; }
 
-  // Reads a vector of a row of T at columns [col, col + kVec): one aligned load when the vector is
-  // whole and the address allows it, else element by element (zero outside the row).
   template <class T> __device__ void read(Fragment<T, kVec>& f, const T* row, int c) const {
-    const T* p = row + col(c);
-    if (whole(c) && is_aligned_for<T, kVec>(p)) {
-      load_aligned(f, p);
-    } else {
-#pragma unroll
-      for (int e = 0; e < kVec; ++e) f.v[e] = inside(c, e) ? p[e] : from_float<T>(0.f);
-    }
+    read_row_vector(f, row, col(c), p_.cols);
   }
   template <class T> __device__ void write(T* row, const Fragment<T, kVec>& f, int c) const {
-    T* p = row + col(c);
-    if (whole(c) && is_aligned_for<T, kVec>(p)) {
-      store_aligned(p, f);
-    } else {
-#pragma unroll
-      for (int e = 0; e < kVec; ++e)
-        if (inside(c, e)) p[e] = f.v[e];
-    }
+    write_row_vector(row, f, col(c), p_.cols);
   }
 
   __device__ void load() {
@@ -129,11 +115,7 @@ template <class Policy, class TIn, class TOut, RowShape kShape> class RowAgent {
           if (inside(c, e)) acc[e] = Op::combine(acc[e], f(x[e]));
       }
     }
-#pragma unroll
-    for (int width = kVec / 2; width >= 1; width /= 2)
-#pragma unroll
-      for (int e = 0; e < width; ++e) acc[e] = Op::combine(acc[e], acc[e + width]);
-    return reducer_.template all_reduce<Op>(acc[0]);
+    return reducer_.template all_reduce<Op>(fold_lanes<Op>(acc));
   }
 
   __device__ void store(const typename Policy::Stats& stats) {
@@ -141,19 +123,7 @@ template <class Policy, class TIn, class TOut, RowShape kShape> class RowAgent {
     if (p_.stats && threadIdx.x == 0 && col(0) <= 0)  // the thread that holds column 0
       Policy::export_stats(p_.stats + row_ * Policy::kStats, stats);
 
-    const void* scale = nullptr;
-    const void* shift = nullptr;
-    bool bad_index = false;
-    if (p_.mod_index) {
-      const std::int32_t t = p_.mod_index[row_];
-      bad_index = t < 0 || t >= p_.mod_rows;
-      if (!bad_index) {
-        const std::int64_t offset = std::int64_t(t) * p_.mod_stride * std::int64_t(dtype_size(p_.mod_dtype));
-        scale = static_cast<const char*>(p_.mod_scale) + offset;
-        shift = static_cast<const char*>(p_.mod_shift) + offset;
-      }
-    }
-
+    const RowEpilogue epilogue(p_, row_);
     TOut* out_row = static_cast<TOut*>(p_.out) + row_ * p_.out_stride;
     TIn* res_out_row = p_.residual_out ? static_cast<TIn*>(p_.residual_out) + row_ * p_.residual_out_stride : nullptr;
 #pragma unroll
@@ -164,29 +134,7 @@ template <class Policy, class TIn, class TOut, RowShape kShape> class RowAgent {
       to_floats(y, x_[c]);
 #pragma unroll
       for (int e = 0; e < kVec; ++e) y[e] = Policy::normalize(y[e], stats);
-      if (p_.weight) {
-        float w[kVec];
-        load_as_float(w, p_.weight, p_.weight_dtype, col(c), p_.cols);
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) y[e] *= w[e] + p_.weight_offset;
-      }
-      if (p_.bias) {
-        float b[kVec];
-        load_as_float(b, p_.bias, p_.bias_dtype, col(c), p_.cols);
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) y[e] += b[e];
-      }
-      if (scale) {
-        float s[kVec], h[kVec];
-        load_as_float(s, scale, p_.mod_dtype, col(c), p_.cols);
-        load_as_float(h, shift, p_.mod_dtype, col(c), p_.cols);
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) y[e] = fmaf(y[e], 1.f + s[e], h[e]);
-      }
-      if (bad_index) {
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) y[e] = NAN;
-      }
+      epilogue.apply(y, col(c));
       Fragment<TOut, kVec> o;
       from_floats(o, y);
       write(out_row, o, c);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "fusekit/reduce/row_agent.cuh"
+#include "fusekit/reduce/staged_row_agent.cuh"
 
 namespace fusekit::reduce {
 
@@ -31,6 +32,32 @@ __global__ void __launch_bounds__(max_threads_of(RowShape::cluster), 1)
   RowAgent<Policy, TIn, TOut, RowShape::cluster> agent(p, storage, row, int(rank), vectors_per_cta);
   agent.run();
   cluster.sync();  // keep this CTA's shared memory alive until every peer has read its partials
+#endif
+}
+
+// Row blockIdx.x, handed to the copy engine by one thread, then reduced by the whole CTA
+// (staged_traits.hpp says why).
+template <class Policy, class TIn, class TOut>
+__global__ void __launch_bounds__(kMaxStagedThreads, 2) staged_row_kernel(const RowParams p, StagedLayout layout) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  extern __shared__ __align__(128) unsigned char stage[];
+  __shared__ std::uint64_t landed;
+  __shared__ ReducerStorage storage;
+  const std::int64_t row = blockIdx.x;
+  if (threadIdx.x == 0) {
+    ptx::mbarrier_init(&landed, 1);
+    ptx::fence_barrier_init();
+  }
+  wait_for_prior_grid();  // launched with PDL: the copy below reads what the previous grid wrote
+  // The barrier is initialised before anyone uses it. (With the arrival before this barrier,
+  // racecheck reported the initialisation, which nvcc issues on the warp's uniform datapath, as
+  // racing with thread 0's arrival.)
+  __syncthreads();
+  if (threadIdx.x == 0) stage_row<TIn>(p, row, stage, layout.residual_offset, &landed);
+  allow_next_grid();
+  RowReducer<RowShape::warps> reducer(storage, int(blockDim.x));
+  ptx::mbarrier_wait(&landed, 0);
+  StagedRowAgent<Policy, TIn, TOut>(p, reducer, row, stage, layout.residual_offset).run();
 #endif
 }
 

@@ -23,9 +23,21 @@ struct MaxOp {
   __device__ static float combine(float a, float b) { return fmaxf(a, b); }
 };
 
+// One thread's per-lane partials folded pairwise into one value, in a fixed order (every row
+// kernel folds this way, so kernels that share a thread layout share the bits).
+template <class Op, int N> __device__ __forceinline__ float fold_lanes(float (&acc)[N]) {
+#pragma unroll
+  for (int width = N / 2; width >= 1; width /= 2)
+#pragma unroll
+    for (int e = 0; e < width; ++e) acc[e] = Op::combine(acc[e], acc[e + width]);
+  return acc[0];
+}
+
 // Shared memory the reducer needs, one per CTA.
 struct ReducerStorage {
-  static constexpr int kSlots = 4;  // reductions per row (one slot each, so no slot is reused)
+  // Partials of consecutive reductions go to consecutive slots, cyclically: a slot is written
+  // again only after another reduction's __syncthreads, which every reader of it has passed.
+  static constexpr int kSlots = 4;
   float warp_partials[kSlots][32];
   float cta_partials[kSlots];
 };
@@ -41,7 +53,8 @@ template <RowShape kShape> class RowReducer {
     for (int offset = 16; offset >= 1; offset /= 2)
       if (offset < width) v = Op::combine(v, __shfl_xor_sync(0xffffffffu, v, offset));
 
-    const int slot = slot_++;
+    const int slot = slot_;
+    slot_ = (slot_ + 1) % ReducerStorage::kSlots;
     if constexpr (kShape != RowShape::sub_warp) {
       if (threads_per_row_ > 32) v = across_warps<Op>(v, slot);
     }

@@ -1,0 +1,102 @@
+// fusekit/reduce/row_epilogue.cuh: what every row kernel does to a normalized vector on its way out
+// (the affine and the adaLN modulation), and the vector reads and writes of a row at any alignment.
+#pragma once
+
+#include "fusekit/core/vector_io.cuh"
+#include "fusekit/reduce/row_params.hpp"
+
+#include <cmath>
+
+namespace fusekit::reduce {
+
+// Elements [col, col + N) of a row of `cols` elements: one aligned 16-byte access when the vector
+// lies inside the row and the address allows it, else element by element (zeros outside the row
+// on reads; nothing outside it written).
+template <class T, int N>
+__device__ __forceinline__ void read_row_vector(Fragment<T, N>& f, const T* row, int col, int cols) {
+  const T* p = row + col;
+  if (col >= 0 && col + N <= cols && is_aligned_for<T, N>(p)) {
+    load_aligned(f, p);
+  } else {
+#pragma unroll
+    for (int e = 0; e < N; ++e) f.v[e] = col + e >= 0 && col + e < cols ? p[e] : from_float<T>(0.f);
+  }
+}
+template <class T, int N>
+__device__ __forceinline__ void write_row_vector(T* row, const Fragment<T, N>& f, int col, int cols) {
+  T* p = row + col;
+  if (col >= 0 && col + N <= cols && is_aligned_for<T, N>(p)) {
+    store_aligned(p, f);
+  } else {
+#pragma unroll
+    for (int e = 0; e < N; ++e)
+      if (col + e >= 0 && col + e < cols) p[e] = f.v[e];
+  }
+}
+
+// y = y * (weight + offset) + bias, then y * (1 + scale[t]) + shift[t] with t = mod_index[row];
+// a row whose table index is out of range becomes NaN. Every step is rounded on its own (no
+// contraction into FMAs the compiler may or may not form), so kernels that take their parameters
+// from different places (global memory, shared memory) give the same bits.
+class RowEpilogue {
+ public:
+  __device__ RowEpilogue(const RowParams& p, std::int64_t row) : p_(p) {
+    if (!p.mod_index) return;
+    const std::int32_t t = p.mod_index[row];
+    bad_index_ = t < 0 || t >= p.mod_rows;
+    if (bad_index_) return;
+    const std::int64_t offset = std::int64_t(t) * p.mod_stride * std::int64_t(dtype_size(p.mod_dtype));
+    scale_ = static_cast<const char*>(p.mod_scale) + offset;
+    shift_ = static_cast<const char*>(p.mod_shift) + offset;
+  }
+
+  __device__ bool bad_index() const { return bad_index_; }
+
+  // The whole epilogue, with weight and bias read from global memory.
+  template <int N> __device__ void apply(float (&y)[N], int col) const {
+    if (p_.weight) {
+      float w[N];
+      load_as_float(w, p_.weight, p_.weight_dtype, col, p_.cols);
+#pragma unroll
+      for (int e = 0; e < N; ++e) w[e] = weight_with_offset(w[e], p_);
+      scale_by(y, w);
+    }
+    if (p_.bias) {
+      float b[N];
+      load_as_float(b, p_.bias, p_.bias_dtype, col, p_.cols);
+      shift_by(y, b);
+    }
+    modulate(y, col);
+    if (bad_index_) {
+#pragma unroll
+      for (int e = 0; e < N; ++e) y[e] = NAN;
+    }
+  }
+
+  // The steps, for kernels that hold weight + offset and bias elsewhere.
+  __device__ static float weight_with_offset(float w, const RowParams& p) { return __fadd_rn(w, p.weight_offset); }
+  template <int N> __device__ static void scale_by(float (&y)[N], const float (&w)[N]) {
+#pragma unroll
+    for (int e = 0; e < N; ++e) y[e] = __fmul_rn(y[e], w[e]);
+  }
+  template <int N> __device__ static void shift_by(float (&y)[N], const float (&b)[N]) {
+#pragma unroll
+    for (int e = 0; e < N; ++e) y[e] = __fadd_rn(y[e], b[e]);
+  }
+  template <int N> __device__ void modulate(float (&y)[N], int col) const {
+    if (!scale_) return;
+    float s[N], h[N];
+    load_as_float(s, scale_, p_.mod_dtype, col, p_.cols);
+    load_as_float(h, shift_, p_.mod_dtype, col, p_.cols);
+#pragma unroll
+    for (int e = 0; e < N; ++e) y[e] = __fmaf_rn(y[e], __fadd_rn(1.f, s[e]), h[e]);
+  }
+
+ private:
+  const RowParams& p_;
+  const void* scale_ = nullptr;
+  const void* shift_ = nullptr;
+  bool bad_index_ = false;
+};
+
+}  // namespace fusekit::reduce
