@@ -35,9 +35,7 @@ template <class Op, int N> __device__ __forceinline__ float fold_lanes(float (&a
 
 // Shared memory the reducer needs, one per CTA.
 struct ReducerStorage {
-  // Partials of consecutive reductions go to consecutive slots, cyclically: a slot is written
-  // again only after another reduction's __syncthreads, which every reader of it has passed.
-  static constexpr int kSlots = 4;
+  static constexpr int kSlots = 4;  // reductions per row (one slot each, so no slot is reused)
   float warp_partials[kSlots][32];
   float cta_partials[kSlots];
 };
@@ -53,8 +51,7 @@ template <RowShape kShape> class RowReducer {
     for (int offset = 16; offset >= 1; offset /= 2)
       if (offset < width) v = Op::combine(v, __shfl_xor_sync(0xffffffffu, v, offset));
 
-    const int slot = slot_;
-    slot_ = (slot_ + 1) % ReducerStorage::kSlots;
+    const int slot = slot_++;
     if constexpr (kShape != RowShape::sub_warp) {
       if (threads_per_row_ > 32) v = across_warps<Op>(v, slot);
     }
