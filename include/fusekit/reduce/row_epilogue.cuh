@@ -36,8 +36,8 @@ __device__ __forceinline__ void write_row_vector(T* row, const Fragment<T, N>& f
 
 // y = y * (weight + offset) + bias, then y * (1 + scale[t]) + shift[t] with t = mod_index[row];
 // a row whose table index is out of range becomes NaN. Every step is rounded on its own (no
-// contraction into FMAs the compiler may or may not form), so kernels that take their parameters
-// from different places (global memory, shared memory) give the same bits.
+// contraction into FMAs the compiler may or may not form in one kernel and not another), so the
+// register and staged kernels give the same bits.
 class RowEpilogue {
  public:
   __device__ RowEpilogue(const RowParams& p, std::int64_t row) : p_(p) {
@@ -50,46 +50,30 @@ class RowEpilogue {
     shift_ = static_cast<const char*>(p.mod_shift) + offset;
   }
 
-  __device__ bool bad_index() const { return bad_index_; }
-
-  // The whole epilogue, with weight and bias read from global memory.
   template <int N> __device__ void apply(float (&y)[N], int col) const {
     if (p_.weight) {
       float w[N];
       load_as_float(w, p_.weight, p_.weight_dtype, col, p_.cols);
 #pragma unroll
-      for (int e = 0; e < N; ++e) w[e] = weight_with_offset(w[e], p_);
-      scale_by(y, w);
+      for (int e = 0; e < N; ++e) y[e] = __fmul_rn(y[e], __fadd_rn(w[e], p_.weight_offset));
     }
     if (p_.bias) {
       float b[N];
       load_as_float(b, p_.bias, p_.bias_dtype, col, p_.cols);
-      shift_by(y, b);
+#pragma unroll
+      for (int e = 0; e < N; ++e) y[e] = __fadd_rn(y[e], b[e]);
     }
-    modulate(y, col);
+    if (scale_) {
+      float s[N], h[N];
+      load_as_float(s, scale_, p_.mod_dtype, col, p_.cols);
+      load_as_float(h, shift_, p_.mod_dtype, col, p_.cols);
+#pragma unroll
+      for (int e = 0; e < N; ++e) y[e] = __fmaf_rn(y[e], __fadd_rn(1.f, s[e]), h[e]);
+    }
     if (bad_index_) {
 #pragma unroll
       for (int e = 0; e < N; ++e) y[e] = NAN;
     }
-  }
-
-  // The steps, for kernels that hold weight + offset and bias elsewhere.
-  __device__ static float weight_with_offset(float w, const RowParams& p) { return __fadd_rn(w, p.weight_offset); }
-  template <int N> __device__ static void scale_by(float (&y)[N], const float (&w)[N]) {
-#pragma unroll
-    for (int e = 0; e < N; ++e) y[e] = __fmul_rn(y[e], w[e]);
-  }
-  template <int N> __device__ static void shift_by(float (&y)[N], const float (&b)[N]) {
-#pragma unroll
-    for (int e = 0; e < N; ++e) y[e] = __fadd_rn(y[e], b[e]);
-  }
-  template <int N> __device__ void modulate(float (&y)[N], int col) const {
-    if (!scale_) return;
-    float s[N], h[N];
-    load_as_float(s, scale_, p_.mod_dtype, col, p_.cols);
-    load_as_float(h, shift_, p_.mod_dtype, col, p_.cols);
-#pragma unroll
-    for (int e = 0; e < N; ++e) y[e] = __fmaf_rn(y[e], __fadd_rn(1.f, s[e]), h[e]);
   }
 
  private:

@@ -55,9 +55,8 @@ __global__ void __launch_bounds__(kMaxStagedThreads, 2) staged_row_kernel(const 
   __syncthreads();
   if (threadIdx.x == 0) stage_row<TIn>(p, row, stage, layout.residual_offset, &landed);
   allow_next_grid();
-  RowReducer<RowShape::warps> reducer(storage, int(blockDim.x));
   ptx::mbarrier_wait(&landed, 0);
-  StagedRowAgent<Policy, TIn, TOut>(p, reducer, row, stage, layout.residual_offset).run();
+  StagedRowAgent<Policy, TIn, TOut>(p, storage, row, stage, layout.residual_offset).run();
 #endif
 }
 

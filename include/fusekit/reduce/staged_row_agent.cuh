@@ -63,10 +63,10 @@ template <class Policy, class TIn, class TOut> class StagedRowAgent {
   static constexpr int kVec = 16 / int(sizeof(TIn));
   using In = Fragment<TIn, kVec>;
 
-  __device__ StagedRowAgent(const RowParams& p, RowReducer<RowShape::warps>& reducer, std::int64_t row,
-                            const unsigned char* stage, int residual_offset)
+  __device__ StagedRowAgent(const RowParams& p, ReducerStorage& storage, std::int64_t row, const unsigned char* stage,
+                            int residual_offset)
       : p_(p),
-        reducer_(reducer),
+        reducer_(storage, int(blockDim.x)),
         row_(row),
         in_row_(static_cast<const TIn*>(p.in) + row * p.in_stride),
         res_row_(p.residual ? static_cast<const TIn*>(p.residual) + row * p.residual_stride : nullptr),
@@ -178,7 +178,7 @@ template <class Policy, class TIn, class TOut> class StagedRowAgent {
   }
 
   const RowParams& p_;
-  RowReducer<RowShape::warps>& reducer_;
+  RowReducer<RowShape::warps> reducer_;
   std::int64_t row_;
   const TIn* in_row_;
   const TIn* res_row_;
