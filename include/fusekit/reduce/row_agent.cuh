@@ -28,12 +28,11 @@ template <class Policy, class TIn, class TOut, RowShape kShape> class RowAgent {
   __device__ RowAgent(const RowParams& p, ReducerStorage& storage, std::int64_t row, int rank, int vectors_per_cta)
       : p_(p), reducer_(storage, blockDim.x), row_(row), active_(row < p.rows) {
     const TIn* in_row = static_cast<const TIn*>(p.in) + (active_ ? row * p.in_stride : 0);
-    const int misalignment = int((reinterpret_cast<std::uintptr_t>(in_row) % 16) / sizeof(TIn));
-    const int row_vectors = (p.cols + misalignment + kVec - 1) / kVec;
+    const RowSpan<TIn> span(in_row, p.cols);
     const int first = rank * vectors_per_cta + int(threadIdx.x);  // this thread's vector in chunk 0
-    col0_ = first * kVec - misalignment;
+    col0_ = span.col(first);
     // Chunks c < live_chunks_ hold vectors of the row: inside this CTA's share and inside the row.
-    const int cta_end = min(row_vectors, (rank + 1) * vectors_per_cta);
+    const int cta_end = min(span.vectors, (rank + 1) * vectors_per_cta);
     live_chunks_ = active_ && first < cta_end ? (cta_end - first + int(blockDim.x) - 1) / int(blockDim.x) : 0;
   }
 
@@ -86,15 +85,8 @@ template <class Policy, class TIn, class TOut, RowShape kShape> class RowAgent {
     for (int c = 0; c < kChunks; ++c)
       if (live(c)) read(r[c], res_row, c);
 #pragma unroll
-    for (int c = 0; c < kChunks; ++c) {
-      if (!live(c)) continue;
-      float x[kVec], y[kVec];
-      to_floats(x, x_[c]);
-      to_floats(y, r[c]);
-#pragma unroll
-      for (int e = 0; e < kVec; ++e) x[e] += y[e];
-      from_floats(x_[c], x);
-    }
+    for (int c = 0; c < kChunks; ++c)
+      if (live(c)) add_residual(x_[c], r[c]);
   }
 
   template <class Op, class F> __device__ float transform_reduce(F f) {

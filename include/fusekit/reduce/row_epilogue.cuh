@@ -9,6 +9,39 @@
 
 namespace fusekit::reduce {
 
+// A row as 16-byte vectors on its own alignment: vector v covers columns
+// [v*kVec - m, v*kVec - m + kVec), m being how many elements the row start sits past a 16-byte
+// boundary; [first_whole, end_whole) are the vectors wholly inside the row.
+template <class TIn> struct RowSpan {
+  static constexpr int kVec = 16 / int(sizeof(TIn));
+  int misalignment;  // m, in elements
+  int vectors;       // vectors the row spans
+  int first_whole;   // [first_whole, end_whole): the staged vectors
+  int end_whole;
+
+  __device__ RowSpan(const TIn* row, int cols)
+      : misalignment(int((reinterpret_cast<std::uintptr_t>(row) % 16) / sizeof(TIn))),
+        vectors((cols + misalignment + kVec - 1) / kVec),
+        first_whole(misalignment > 0 ? 1 : 0),
+        end_whole((cols + misalignment) / kVec) {}
+
+  __device__ int col(int v) const { return v * kVec - misalignment; }
+  // For the staged kernel: the whole vectors are its bulk copy, the others are read from global.
+  __device__ bool partial_last() const { return end_whole < vectors && end_whole >= first_whole; }
+  __device__ std::uint32_t staged_bytes() const { return end_whole > first_whole ? (end_whole - first_whole) * 16 : 0; }
+  __device__ const TIn* staged_from(const TIn* row) const { return row + col(first_whole); }
+};
+
+// x = x + r, rounded to T: the fused residual add of both agents.
+template <class T, int N> __device__ __forceinline__ void add_residual(Fragment<T, N>& x, const Fragment<T, N>& r) {
+  float a[N], b[N];
+  to_floats(a, x);
+  to_floats(b, r);
+#pragma unroll
+  for (int e = 0; e < N; ++e) a[e] += b[e];
+  from_floats(x, a);
+}
+
 // Elements [col, col + N) of a row of `cols` elements: one aligned 16-byte access when the vector
 // lies inside the row and the address allows it, else element by element (zeros outside the row
 // on reads; nothing outside it written).

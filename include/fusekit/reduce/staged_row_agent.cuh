@@ -1,9 +1,8 @@
 // fusekit/reduce/staged_row_agent.cuh: one row that the copy engine has brought into a shared-memory
 // stage, reduced and written by the whole CTA (sm_90+; layout in staged_traits.hpp).
 //
-// The row is seen as 16-byte vectors on its own alignment, as in row_agent.cuh: vector v covers
-// columns [v*kVec - m, v*kVec - m + kVec), m being how many elements the row start sits past a
-// 16-byte boundary. The whole vectors are 16-byte aligned in global memory, so one bulk copy brings
+// The row is seen as 16-byte vectors on its own alignment (RowSpan, as in row_agent.cuh). The
+// whole vectors are 16-byte aligned in global memory, so one bulk copy brings
 // them all into the stage; a partial first vector (m > 0) and a partial last one are read from
 // global memory by the threads that own them. Thread t owns vectors t, t + T, t + 2T, ... and
 // visits them in that order in every pass (the partial first vector is thread 0's first, the
@@ -22,32 +21,13 @@
 
 namespace fusekit::reduce {
 
-template <class TIn> struct StagedSpan {
-  static constexpr int kVec = 16 / int(sizeof(TIn));
-  int misalignment;  // m, in elements
-  int vectors;       // vectors the row spans
-  int first_whole;   // [first_whole, end_whole): the staged vectors
-  int end_whole;
-
-  __device__ StagedSpan(const TIn* row, int cols)
-      : misalignment(int((reinterpret_cast<std::uintptr_t>(row) % 16) / sizeof(TIn))),
-        vectors((cols + misalignment + kVec - 1) / kVec),
-        first_whole(misalignment > 0 ? 1 : 0),
-        end_whole((cols + misalignment) / kVec) {}
-
-  __device__ int col(int v) const { return v * kVec - misalignment; }
-  __device__ bool partial_last() const { return end_whole < vectors && end_whole >= first_whole; }
-  __device__ std::uint32_t staged_bytes() const { return end_whole > first_whole ? (end_whole - first_whole) * 16 : 0; }
-  __device__ const TIn* staged_from(const TIn* row) const { return row + col(first_whole); }
-};
-
 // Hands the copy engine row `row` (and its residual row) into `stage`, completing on `landed`.
 // Called by one thread. The dispatch checks that the residual rows share the input rows' alignment.
 template <class TIn>
 __device__ void stage_row(const RowParams& p, std::int64_t row, unsigned char* stage, int residual_offset,
                           std::uint64_t* landed) {
   const TIn* in_row = static_cast<const TIn*>(p.in) + row * p.in_stride;
-  const StagedSpan<TIn> span(in_row, p.cols);
+  const RowSpan<TIn> span(in_row, p.cols);
   const std::uint32_t bytes = span.staged_bytes();
   ptx::mbarrier_arrive_expect_tx(landed, p.residual ? 2 * bytes : bytes);
   if (bytes == 0) return;
@@ -97,20 +77,14 @@ template <class Policy, class TIn, class TOut> class StagedRowAgent {
   __device__ bool owns_partial_first() const { return span_.first_whole == 1 && tid() == 0; }
   __device__ bool owns_partial_last() const { return span_.partial_last() && span_.end_whole % threads() == tid(); }
 
-  __device__ static In with_residual(In x, const In& r) {
-    float a[kVec], b[kVec];
-    to_floats(a, x);
-    to_floats(b, r);
-#pragma unroll
-    for (int e = 0; e < kVec; ++e) a[e] += b[e];
-    from_floats(x, a);
-    return x;
-  }
   // A whole vector, from the stage (after the residual add, rounded to TIn).
   __device__ In staged(int v) const {
     const int offset = (v - span_.first_whole) * 16;
     const In x = *reinterpret_cast<const In*>(stage_ + offset);
-    return res_row_ ? with_residual(x, *reinterpret_cast<const In*>(stage_ + residual_offset_ + offset)) : x;
+    if (!res_row_) return x;
+    In sum = x;
+    add_residual(sum, *reinterpret_cast<const In*>(stage_ + residual_offset_ + offset));
+    return sum;
   }
   // A partial vector, from global memory (zeros outside the row).
   __device__ In partial(int v) const {
@@ -119,7 +93,8 @@ template <class Policy, class TIn, class TOut> class StagedRowAgent {
     if (!res_row_) return x;
     In r;
     read_row_vector(r, res_row_, span_.col(v), p_.cols);
-    return with_residual(x, r);
+    add_residual(x, r);
+    return x;
   }
 
   template <class Op, class F> __device__ float transform_reduce(F f) {
@@ -182,7 +157,7 @@ template <class Policy, class TIn, class TOut> class StagedRowAgent {
   std::int64_t row_;
   const TIn* in_row_;
   const TIn* res_row_;
-  StagedSpan<TIn> span_;
+  RowSpan<TIn> span_;
   const unsigned char* stage_;
   int residual_offset_;
 };

@@ -43,7 +43,6 @@ constexpr int staged_row_bytes(std::int64_t cols, DType t) {
 // kMaxStagedStageBytes with the residual row.
 constexpr bool staged_fits(std::int64_t cols, DType t, bool residual) {
   if (select_row_config(cols, t).shape == RowShape::sub_warp) return false;
-  if (cols * std::int64_t(dtype_size(t)) > kMaxStagedStageBytes) return false;
   return staged_row_bytes(cols, t) * (residual ? 2 : 1) <= kMaxStagedStageBytes;
 }
 
