@@ -30,6 +30,7 @@ struct RowCase {
   bool residual = false, residual_in_place = false;
   std::int64_t residual_shift = -1;  // elements the residual starts past its allocation; -1: in_shift
   std::optional<DType> weight;                 // weight dtype when present
+  std::size_t param_shift = 0;                 // elements the weight and bias start past their allocations
   float weight_offset = 0.f;
   bool bias = false;
   bool modulation = false;
@@ -125,7 +126,8 @@ RowRun run_row_case(RowCase c, std::uint64_t seed, std::int64_t first_row = 0, s
   DeviceBuffer d_out(out_elems * dtype_size(out_t), c.out_shift * dtype_size(out_t));
   DeviceBuffer d_res(h_res.bytes(), (c.residual_shift < 0 ? c.in_shift : c.residual_shift) * dtype_size(c.in));
   DeviceBuffer d_res_out(h_res.bytes());
-  DeviceBuffer d_w(h_w.bytes()), d_b(h_b.bytes()), d_table(h_table.bytes());
+  DeviceBuffer d_w(h_w.bytes(), c.param_shift * dtype_size(wt)), d_b(h_b.bytes(), c.param_shift * dtype_size(wt));
+  DeviceBuffer d_table(h_table.bytes());
   DeviceBuffer d_index(h_index.size() * sizeof(std::int32_t));
   DeviceBuffer d_stats(std::size_t(std::max<std::int64_t>(c.rows, 1)) * 2 * sizeof(float));
   d_in.upload(h_in.data());

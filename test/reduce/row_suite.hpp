@@ -116,11 +116,15 @@ template <RowOp kOp> void suite_kernels_agree() {
     std::int64_t rows, cols;
     std::size_t shift;
     bool residual;
+    DType weight;
+    std::size_t param_shift;  // elements the weight and bias start past a 256-byte boundary
   };
-  const Shape shapes[] = {{DType::bf16, DType::bf16, 37, 1537, 1, false},  {DType::f32, DType::f32, 300, 4096, 0, false},
-                          {DType::bf16, DType::bf16, 600, 5376, 0, true},  {DType::bf16, DType::f32, 37, 6144, 3, true},
-                          {DType::f32, DType::bf16, 129, 1024, 2, false},  {DType::bf16, DType::bf16, 16, 16384, 0, true},
-                          {DType::f32, DType::f32, 8, 16384, 0, false},    {DType::bf16, DType::bf16, 600, 5000, 5, true}};
+  const Shape shapes[] = {
+      {DType::bf16, DType::bf16, 37, 1537, 1, false, DType::bf16, 0}, {DType::f32, DType::f32, 300, 4096, 0, false, DType::bf16, 0},
+      {DType::bf16, DType::bf16, 600, 5376, 0, true, DType::f32, 0},  {DType::bf16, DType::f32, 37, 6144, 3, true, DType::bf16, 1},
+      {DType::f32, DType::bf16, 129, 1024, 2, false, DType::f32, 0},  {DType::bf16, DType::bf16, 16, 16384, 0, true, DType::bf16, 0},
+      {DType::f32, DType::f32, 8, 16384, 0, false, DType::f32, 0},    {DType::bf16, DType::bf16, 600, 5000, 5, true, DType::bf16, 3},
+      {DType::f32, DType::f32, 100, 12000, 1, false, DType::f32, 2}};
   struct Restore {
     ~Restore() { reduce::row_kernel_choice() = reduce::RowKernel::automatic; }
   } restore;
@@ -133,7 +137,8 @@ template <RowOp kOp> void suite_kernels_agree() {
     c.in_shift = c.out_shift = sh.shift;
     if constexpr (kOp != RowOp::softmax) {
       c.residual = sh.residual;
-      c.weight = DType::bf16;
+      c.weight = sh.weight;
+      c.param_shift = sh.param_shift;
       c.stats = true;
       if constexpr (kOp == RowOp::layer_norm) c.bias = true;
       if constexpr (kOp == RowOp::rms_norm) c.modulation = sh.rows > 100;

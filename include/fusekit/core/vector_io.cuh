@@ -105,9 +105,22 @@ __device__ __forceinline__ float load_as_float(const void* p, DType t, std::int6
   }
 }
 
+template <int N> struct FloatVector {
+  float v[N];
+};
+
+// The element-by-element case of load_as_float, out of line when asked (row_epilogue.cuh says why).
+template <class T, int N>
+__device__ __noinline__ FloatVector<N> load_partial_as_float(const T* p, std::int64_t c0, std::int64_t n) {
+  FloatVector<N> out;
+#pragma unroll
+  for (int e = 0; e < N; ++e) out.v[e] = (c0 + e >= 0 && c0 + e < n) ? to_float(p[e]) : 0.f;
+  return out;
+}
+
 // N consecutive elements [c0, c0 + N) of a runtime-dtype vector as fp32; the elements outside
 // [0, n) are not read. Whole aligned runs use vector loads.
-template <int N>
+template <bool kOutline = false, int N>
 __device__ __forceinline__ void load_as_float(float (&out)[N], const void* base, DType t, std::int64_t c0,
                                               std::int64_t n) {
   auto run = [&](auto tag) {
@@ -118,6 +131,10 @@ __device__ __forceinline__ void load_as_float(float (&out)[N], const void* base,
       load_aligned(f, p);
 #pragma unroll
       for (int e = 0; e < N; ++e) out[e] = to_float(f.v[e]);
+    } else if constexpr (kOutline) {
+      const FloatVector<N> slow = load_partial_as_float<T, N>(p, c0, n);
+#pragma unroll
+      for (int e = 0; e < N; ++e) out[e] = slow.v[e];
     } else {
 #pragma unroll
       for (int e = 0; e < N; ++e) out[e] = (c0 + e >= 0 && c0 + e < n) ? to_float(p[e]) : 0.f;

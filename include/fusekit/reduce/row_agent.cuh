@@ -24,6 +24,8 @@ template <class Policy, class TIn, class TOut, RowShape kShape> class RowAgent {
  public:
   static constexpr int kVec = 16 / int(sizeof(TIn));
   static constexpr int kChunks = chunks_of(kShape);
+  // Partial vectors out of line in the cluster kernel only (row_epilogue.cuh says why).
+  static constexpr bool kOutline = kShape == RowShape::cluster;
 
   __device__ RowAgent(const RowParams& p, ReducerStorage& storage, std::int64_t row, int rank, int vectors_per_cta)
       : p_(p), reducer_(storage, blockDim.x), row_(row), active_(row < p.rows) {
@@ -63,10 +65,10 @@ template <class Policy, class TIn, class TOut, RowShape kShape> class RowAgent {
   __device__ bool inside(int c, int e) const { return col(c) + e >= 0 && col(c) + e < p_.cols; }
 
   template <class T> __device__ void read(Fragment<T, kVec>& f, const T* row, int c) const {
-    read_row_vector(f, row, col(c), p_.cols);
+    read_row_vector<kOutline>(f, row, col(c), p_.cols);
   }
   template <class T> __device__ void write(T* row, const Fragment<T, kVec>& f, int c) const {
-    write_row_vector(row, f, col(c), p_.cols);
+    write_row_vector<kOutline>(row, f, col(c), p_.cols);
   }
 
   __device__ void load() {
@@ -126,7 +128,7 @@ template <class Policy, class TIn, class TOut, RowShape kShape> class RowAgent {
       to_floats(y, x_[c]);
 #pragma unroll
       for (int e = 0; e < kVec; ++e) y[e] = Policy::normalize(y[e], stats);
-      epilogue.apply(y, col(c));
+      epilogue.apply<kOutline>(y, col(c));
       Fragment<TOut, kVec> o;
       from_floats(o, y);
       write(out_row, o, c);

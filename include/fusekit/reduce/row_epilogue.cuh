@@ -42,24 +42,46 @@ template <class T, int N> __device__ __forceinline__ void add_residual(Fragment<
   from_floats(x, a);
 }
 
+// The element-by-element reads and writes of the partial vectors (a misaligned row's first and
+// last, or a row whose pointer is not 16-byte aligned), out of line when kOutline: inlined into
+// every unrolled vector of the 16-vector cluster kernel they made its code several times larger
+// (out of line: 1.06-1.37x on rows of 65536-262144, benchmark/RESULTS.md); the 2-8 vector
+// kernels keep them inline, where the calls cost registers and a CTA per SM. Fragments travel by
+// value, so the hot path's registers stay registers.
+template <class T, int N> __device__ __noinline__ Fragment<T, N> read_partial_vector(const T* p, int col, int cols) {
+  Fragment<T, N> f;
+#pragma unroll
+  for (int e = 0; e < N; ++e) f.v[e] = col + e >= 0 && col + e < cols ? p[e] : from_float<T>(0.f);
+  return f;
+}
+template <class T, int N> __device__ __noinline__ void write_partial_vector(T* p, Fragment<T, N> f, int col, int cols) {
+#pragma unroll
+  for (int e = 0; e < N; ++e)
+    if (col + e >= 0 && col + e < cols) p[e] = f.v[e];
+}
+
 // Elements [col, col + N) of a row of `cols` elements: one aligned 16-byte access when the vector
 // lies inside the row and the address allows it, else element by element (zeros outside the row
 // on reads; nothing outside it written).
-template <class T, int N>
+template <bool kOutline = false, class T, int N>
 __device__ __forceinline__ void read_row_vector(Fragment<T, N>& f, const T* row, int col, int cols) {
   const T* p = row + col;
   if (col >= 0 && col + N <= cols && is_aligned_for<T, N>(p)) {
     load_aligned(f, p);
+  } else if constexpr (kOutline) {
+    f = read_partial_vector<T, N>(p, col, cols);
   } else {
 #pragma unroll
     for (int e = 0; e < N; ++e) f.v[e] = col + e >= 0 && col + e < cols ? p[e] : from_float<T>(0.f);
   }
 }
-template <class T, int N>
+template <bool kOutline = false, class T, int N>
 __device__ __forceinline__ void write_row_vector(T* row, const Fragment<T, N>& f, int col, int cols) {
   T* p = row + col;
   if (col >= 0 && col + N <= cols && is_aligned_for<T, N>(p)) {
     store_aligned(p, f);
+  } else if constexpr (kOutline) {
+    write_partial_vector<T, N>(p, f, col, cols);
   } else {
 #pragma unroll
     for (int e = 0; e < N; ++e)
@@ -83,23 +105,24 @@ class RowEpilogue {
     shift_ = static_cast<const char*>(p.mod_shift) + offset;
   }
 
-  template <int N> __device__ void apply(float (&y)[N], int col) const {
+  // kOutline: the partial-vector parameter reads out of line (as read_row_vector).
+  template <bool kOutline = false, int N> __device__ void apply(float (&y)[N], int col) const {
     if (p_.weight) {
       float w[N];
-      load_as_float(w, p_.weight, p_.weight_dtype, col, p_.cols);
+      load_as_float<kOutline>(w, p_.weight, p_.weight_dtype, col, p_.cols);
 #pragma unroll
       for (int e = 0; e < N; ++e) y[e] = __fmul_rn(y[e], __fadd_rn(w[e], p_.weight_offset));
     }
     if (p_.bias) {
       float b[N];
-      load_as_float(b, p_.bias, p_.bias_dtype, col, p_.cols);
+      load_as_float<kOutline>(b, p_.bias, p_.bias_dtype, col, p_.cols);
 #pragma unroll
       for (int e = 0; e < N; ++e) y[e] = __fadd_rn(y[e], b[e]);
     }
     if (scale_) {
       float s[N], h[N];
-      load_as_float(s, scale_, p_.mod_dtype, col, p_.cols);
-      load_as_float(h, shift_, p_.mod_dtype, col, p_.cols);
+      load_as_float<kOutline>(s, scale_, p_.mod_dtype, col, p_.cols);
+      load_as_float<kOutline>(h, shift_, p_.mod_dtype, col, p_.cols);
 #pragma unroll
       for (int e = 0; e < N; ++e) y[e] = __fmaf_rn(y[e], __fadd_rn(1.f, s[e]), h[e]);
     }
