@@ -45,7 +45,7 @@ template <class T, int N> __device__ __forceinline__ void add_residual(Fragment<
 // The element-by-element reads and writes of the partial vectors (a misaligned row's first and
 // last, or a row whose pointer is not 16-byte aligned), out of line when kOutline: inlined into
 // every unrolled vector of the 16-vector cluster kernel they made its code several times larger
-// (out of line: 1.06-1.37x on rows of 65536-262144, benchmark/RESULTS.md); the 2-8 vector
+// (out of line: 1.07-1.36x on rows of 65536-262144, benchmark/RESULTS.md); the 2-8 vector
 // kernels keep them inline, where the calls cost registers and a CTA per SM. Fragments travel by
 // value, so the hot path's registers stay registers.
 template <class T, int N> __device__ __noinline__ Fragment<T, N> read_partial_vector(const T* p, int col, int cols) {
