@@ -109,13 +109,18 @@ template <int N> struct FloatVector {
   float v[N];
 };
 
-// The element-by-element case of load_as_float, out of line when asked (row_epilogue.cuh says why).
+// The element-by-element case of load_as_float: the elements of [c0, c0 + N) inside [0, n).
 template <class T, int N>
-__device__ __noinline__ FloatVector<N> load_partial_as_float(const T* p, std::int64_t c0, std::int64_t n) {
+__device__ __forceinline__ FloatVector<N> load_elements_as_float(const T* p, std::int64_t c0, std::int64_t n) {
   FloatVector<N> out;
 #pragma unroll
   for (int e = 0; e < N; ++e) out.v[e] = (c0 + e >= 0 && c0 + e < n) ? to_float(p[e]) : 0.f;
   return out;
+}
+// The same, out of line (row_epilogue.cuh says when and why).
+template <class T, int N>
+__device__ __noinline__ FloatVector<N> load_partial_as_float(const T* p, std::int64_t c0, std::int64_t n) {
+  return load_elements_as_float<T, N>(p, c0, n);
 }
 
 // N consecutive elements [c0, c0 + N) of a runtime-dtype vector as fp32; the elements outside
@@ -131,13 +136,11 @@ __device__ __forceinline__ void load_as_float(float (&out)[N], const void* base,
       load_aligned(f, p);
 #pragma unroll
       for (int e = 0; e < N; ++e) out[e] = to_float(f.v[e]);
-    } else if constexpr (kOutline) {
-      const FloatVector<N> slow = load_partial_as_float<T, N>(p, c0, n);
+    } else {
+      const FloatVector<N> slow =
+          kOutline ? load_partial_as_float<T, N>(p, c0, n) : load_elements_as_float<T, N>(p, c0, n);
 #pragma unroll
       for (int e = 0; e < N; ++e) out[e] = slow.v[e];
-    } else {
-#pragma unroll
-      for (int e = 0; e < N; ++e) out[e] = (c0 + e >= 0 && c0 + e < n) ? to_float(p[e]) : 0.f;
     }
   };
   switch (t) {

@@ -48,16 +48,22 @@ template <class T, int N> __device__ __forceinline__ void add_residual(Fragment<
 // (out of line: 1.07-1.36x on rows of 65536-262144, benchmark/RESULTS.md); the 2-8 vector
 // kernels keep them inline, where the calls cost registers and a CTA per SM. Fragments travel by
 // value, so the hot path's registers stay registers.
-template <class T, int N> __device__ __noinline__ Fragment<T, N> read_partial_vector(const T* p, int col, int cols) {
-  Fragment<T, N> f;
+template <class T, int N> __device__ __forceinline__ void read_elements(Fragment<T, N>& f, const T* p, int col, int cols) {
 #pragma unroll
   for (int e = 0; e < N; ++e) f.v[e] = col + e >= 0 && col + e < cols ? p[e] : from_float<T>(0.f);
-  return f;
 }
-template <class T, int N> __device__ __noinline__ void write_partial_vector(T* p, Fragment<T, N> f, int col, int cols) {
+template <class T, int N> __device__ __forceinline__ void write_elements(T* p, const Fragment<T, N>& f, int col, int cols) {
 #pragma unroll
   for (int e = 0; e < N; ++e)
     if (col + e >= 0 && col + e < cols) p[e] = f.v[e];
+}
+template <class T, int N> __device__ __noinline__ Fragment<T, N> read_partial_vector(const T* p, int col, int cols) {
+  Fragment<T, N> f;
+  read_elements(f, p, col, cols);
+  return f;
+}
+template <class T, int N> __device__ __noinline__ void write_partial_vector(T* p, Fragment<T, N> f, int col, int cols) {
+  write_elements(p, f, col, cols);
 }
 
 // Elements [col, col + N) of a row of `cols` elements: one aligned 16-byte access when the vector
@@ -71,8 +77,7 @@ __device__ __forceinline__ void read_row_vector(Fragment<T, N>& f, const T* row,
   } else if constexpr (kOutline) {
     f = read_partial_vector<T, N>(p, col, cols);
   } else {
-#pragma unroll
-    for (int e = 0; e < N; ++e) f.v[e] = col + e >= 0 && col + e < cols ? p[e] : from_float<T>(0.f);
+    read_elements(f, p, col, cols);
   }
 }
 template <bool kOutline = false, class T, int N>
@@ -83,9 +88,7 @@ __device__ __forceinline__ void write_row_vector(T* row, const Fragment<T, N>& f
   } else if constexpr (kOutline) {
     write_partial_vector<T, N>(p, f, col, cols);
   } else {
-#pragma unroll
-    for (int e = 0; e < N; ++e)
-      if (col + e >= 0 && col + e < cols) p[e] = f.v[e];
+    write_elements(p, f, col, cols);
   }
 }
 
