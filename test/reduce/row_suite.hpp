@@ -117,7 +117,7 @@ template <RowOp kOp> void suite_kernels_agree() {
     std::size_t shift;
     bool residual;
     DType weight;
-    std::size_t param_shift;  // elements the weight and bias start past a 256-byte boundary
+    std::size_t param_shift;  // RowCase::param_shift: the weight and bias not aligned like the rows
   };
   const Shape shapes[] = {
       {DType::bf16, DType::bf16, 37, 1537, 1, false, DType::bf16, 0}, {DType::f32, DType::f32, 300, 4096, 0, false, DType::bf16, 0},
