@@ -117,15 +117,9 @@ __device__ __forceinline__ FloatVector<N> load_elements_as_float(const T* p, std
   for (int e = 0; e < N; ++e) out.v[e] = (c0 + e >= 0 && c0 + e < n) ? to_float(p[e]) : 0.f;
   return out;
 }
-// The same, out of line (row_epilogue.cuh says when and why).
-template <class T, int N>
-__device__ __noinline__ FloatVector<N> load_partial_as_float(const T* p, std::int64_t c0, std::int64_t n) {
-  return load_elements_as_float<T, N>(p, c0, n);
-}
-
 // N consecutive elements [c0, c0 + N) of a runtime-dtype vector as fp32; the elements outside
 // [0, n) are not read. Whole aligned runs use vector loads.
-template <bool kOutline = false, int N>
+template <int N>
 __device__ __forceinline__ void load_as_float(float (&out)[N], const void* base, DType t, std::int64_t c0,
                                               std::int64_t n) {
   auto run = [&](auto tag) {
@@ -137,8 +131,7 @@ __device__ __forceinline__ void load_as_float(float (&out)[N], const void* base,
 #pragma unroll
       for (int e = 0; e < N; ++e) out[e] = to_float(f.v[e]);
     } else {
-      const FloatVector<N> slow =
-          kOutline ? load_partial_as_float<T, N>(p, c0, n) : load_elements_as_float<T, N>(p, c0, n);
+      const FloatVector<N> slow = load_elements_as_float<T, N>(p, c0, n);
 #pragma unroll
       for (int e = 0; e < N; ++e) out[e] = slow.v[e];
     }
@@ -147,6 +140,33 @@ __device__ __forceinline__ void load_as_float(float (&out)[N], const void* base,
     case DType::f16: run(fp16_t{}); break;
     case DType::bf16: run(bf16_t{}); break;
     default: run(float{}); break;
+  }
+}
+
+// N elements [c0, c0 + N) of a runtime-dtype vector as fp32, out of line (any dtype, alignment or
+// partial vector): the cold path of load_param.
+template <int N>
+__device__ __noinline__ FloatVector<N> load_any_as_float(const void* base, DType t, std::int64_t c0, std::int64_t n) {
+  FloatVector<N> out;
+  load_as_float(out.v, base, t, c0, n);
+  return out;
+}
+
+// Elements [c0, c0 + N) of a parameter vector as fp32. Parameters in the dtype TFast (the row's
+// own), 16-byte aligned and inside [0, n), take one inline vector load; anything else one call.
+// Inlined for every dtype, alignment and tail in every unrolled vector, the parameter reads were
+// most of the row kernels' code (benchmark/RESULTS.md, step 8).
+template <class TFast, int N>
+__device__ __forceinline__ void load_param(float (&out)[N], const void* base, DType t, std::int64_t c0, std::int64_t n) {
+  const TFast* p = static_cast<const TFast*>(base) + c0;
+  if (t == dtype_v<TFast> && c0 >= 0 && c0 + N <= n && is_aligned_for<TFast, N>(p)) {
+    Fragment<TFast, N> f;
+    load_aligned(f, p);
+    to_floats(out, f);
+  } else {
+    const FloatVector<N> v = load_any_as_float<N>(base, t, c0, n);
+#pragma unroll
+    for (int e = 0; e < N; ++e) out[e] = v.v[e];
   }
 }
 

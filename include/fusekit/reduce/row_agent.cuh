@@ -128,7 +128,8 @@ template <class Policy, class TIn, class TOut, RowShape kShape> class RowAgent {
       to_floats(y, x_[c]);
 #pragma unroll
       for (int e = 0; e < kVec; ++e) y[e] = Policy::normalize(y[e], stats);
-      epilogue.apply<kOutline>(y, col(c));
+      // A policy without weight and bias takes no modulation either (options.hpp): no epilogue code.
+      if constexpr (Policy::kTakesWeight || Policy::kTakesBias) epilogue.apply<kOutline, TIn>(y, col(c));
       Fragment<TOut, kVec> o;
       from_floats(o, y);
       write(out_row, o, c);
