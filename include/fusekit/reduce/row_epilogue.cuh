@@ -101,8 +101,7 @@ class RowEpilogue {
   __device__ RowEpilogue(const RowParams& p, std::int64_t row) : p_(p) {
     if (!p.mod_index) return;
     const std::int32_t t = p.mod_index[row];
-    bad_index_ = t < 0 || t >= p.mod_rows;
-    if (bad_index_) return;
+    if (t < 0 || t >= p.mod_rows) return;  // scale_ stays null: the row becomes NaN
     const std::int64_t offset = std::int64_t(t) * p.mod_stride * std::int64_t(dtype_size(p.mod_dtype));
     scale_ = static_cast<const char*>(p.mod_scale) + offset;
     shift_ = static_cast<const char*>(p.mod_shift) + offset;
@@ -125,16 +124,19 @@ class RowEpilogue {
 #pragma unroll
       for (int e = 0; e < N; ++e) y[e] = __fadd_rn(y[e], b[e]);
     }
-    if (scale_) {
-      float s[N], h[N];
-      read_param<kRowDtypeFast, TRow>(s, scale_, p_.mod_dtype, col, p_.cols);
-      read_param<kRowDtypeFast, TRow>(h, shift_, p_.mod_dtype, col, p_.cols);
+    // The NaN of a bad table index (scale_ left null) is set inside the modulation's branch:
+    // tested outside it, it cost every element of every call a select.
+    if (p_.mod_index) {
+      if (scale_) {
+        float s[N], h[N];
+        read_param<kRowDtypeFast, TRow>(s, scale_, p_.mod_dtype, col, p_.cols);
+        read_param<kRowDtypeFast, TRow>(h, shift_, p_.mod_dtype, col, p_.cols);
 #pragma unroll
-      for (int e = 0; e < N; ++e) y[e] = __fmaf_rn(y[e], __fadd_rn(1.f, s[e]), h[e]);
-    }
-    if (bad_index_) {
+        for (int e = 0; e < N; ++e) y[e] = __fmaf_rn(y[e], __fadd_rn(1.f, s[e]), h[e]);
+      } else {
 #pragma unroll
-      for (int e = 0; e < N; ++e) y[e] = NAN;
+        for (int e = 0; e < N; ++e) y[e] = NAN;
+      }
     }
   }
 
@@ -148,7 +150,6 @@ class RowEpilogue {
   const RowParams& p_;
   const void* scale_ = nullptr;
   const void* shift_ = nullptr;
-  bool bad_index_ = false;
 };
 
 }  // namespace fusekit::reduce

@@ -40,13 +40,15 @@ struct ReducerStorage {
   float cta_partials[kSlots];
 };
 
-template <RowShape kShape> class RowReducer {
+// kMaxThreads: the most threads a row may have in one CTA.
+template <RowShape kShape, int kMaxThreads = max_threads_of(kShape)> class RowReducer {
  public:
   __device__ RowReducer(ReducerStorage& storage, int threads_per_row)
       : storage_(storage), threads_per_row_(threads_per_row) {}
 
   template <class Op> __device__ float all_reduce(float v) {
-    const int width = threads_per_row_ < 32 ? threads_per_row_ : 32;
+    // Only sub-warp rows may be narrower than a warp; the other shapes skip the run-time tests.
+    const int width = kShape != RowShape::sub_warp || threads_per_row_ >= 32 ? 32 : threads_per_row_;
 #pragma unroll
     for (int offset = 16; offset >= 1; offset /= 2)
       if (offset < width) v = Op::combine(v, __shfl_xor_sync(0xffffffffu, v, offset));
@@ -67,7 +69,12 @@ template <RowShape kShape> class RowReducer {
     if (threadIdx.x % 32 == 0) partials[warp] = v;
     __syncthreads();
     v = partials[0];
-    for (int w = 1; w < warps; ++w) v = Op::combine(v, partials[w]);
+    // A fixed trip count, predicated: the runtime-count loop was unrolled with a remainder and
+    // cost twice the instructions. Same order, same bits.
+    constexpr int kMaxWarps = kMaxThreads / 32;
+#pragma unroll
+    for (int w = 1; w < kMaxWarps; ++w)
+      if (w < warps) v = Op::combine(v, partials[w]);
     return v;
   }
 

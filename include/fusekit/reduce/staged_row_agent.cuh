@@ -154,7 +154,7 @@ template <class Policy, class TIn, class TOut> class StagedRowAgent {
   }
 
   const RowParams& p_;
-  RowReducer<RowShape::warps> reducer_;
+  RowReducer<RowShape::warps, kMaxStagedThreads> reducer_;
   std::int64_t row_;
   const TIn* in_row_;
   const TIn* res_row_;
