@@ -116,6 +116,16 @@ template <class Policy> Status check(ConstRows in, Rows out, NormOptions o = {})
 }
 }  // namespace
 
+TEST_CASE("validate: fills the kernel parameters, 1 / cols rounded once") {
+  for (const std::int64_t cols : {1, 3, 1537, 5376, 262144}) {
+    RowParams p;
+    REQUIRE(validate<LayerNormPolicy>({host_in, DType::f32, 2, cols, 0}, {host_out, DType::f32, 2, cols, 0}, {}, p).ok());
+    CHECK(p.cols == cols);
+    CHECK(p.inv_cols == 1.f / float(cols));
+    CHECK(p.rows == 2);
+  }
+}
+
 TEST_CASE("validate: each rule gives its own error") {
   const ConstRows in{host_in, DType::bf16, 16, 128, 0};
   const Rows out{host_out, DType::bf16, 16, 128, 0};

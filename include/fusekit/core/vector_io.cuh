@@ -153,20 +153,23 @@ __device__ __noinline__ FloatVector<N> load_any_as_float(const void* base, DType
 }
 
 // Elements [c0, c0 + N) of a parameter vector as fp32. Parameters in the dtype TFast (the row's
-// own), 16-byte aligned and inside [0, n), take one inline vector load; anything else one call.
-// Inlined for every dtype, alignment and tail in every unrolled vector, the parameter reads were
-// most of the row kernels' code (benchmark/RESULTS.md, step 8).
-template <class TFast, int N>
+// own), 16-byte aligned and inside [0, n), take one inline vector load after one test; anything
+// else goes through load_as_float, out of line when kOutline (inlined for every dtype, alignment
+// and tail in every unrolled vector, those reads were most of the cluster kernel's code:
+// benchmark/RESULTS.md, step 9).
+template <class TFast, bool kOutline, int N>
 __device__ __forceinline__ void load_param(float (&out)[N], const void* base, DType t, std::int64_t c0, std::int64_t n) {
   const TFast* p = static_cast<const TFast*>(base) + c0;
   if (t == dtype_v<TFast> && c0 >= 0 && c0 + N <= n && is_aligned_for<TFast, N>(p)) {
     Fragment<TFast, N> f;
     load_aligned(f, p);
     to_floats(out, f);
-  } else {
+  } else if constexpr (kOutline) {
     const FloatVector<N> v = load_any_as_float<N>(base, t, c0, n);
 #pragma unroll
     for (int e = 0; e < N; ++e) out[e] = v.v[e];
+  } else {
+    load_as_float(out, base, t, c0, n);
   }
 }
 

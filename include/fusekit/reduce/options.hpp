@@ -132,6 +132,7 @@ Status validate(const ConstRows& in, const Rows& out, const NormOptions& o, RowP
   p.stats = o.stats;
   p.rows = in.empty() ? 0 : in.rows;
   p.cols = static_cast<std::int32_t>(in.cols);
+  p.inv_cols = 1.f / static_cast<float>(in.cols > 0 ? in.cols : 1);
   p.eps = o.eps;
   return {};
 }

@@ -107,20 +107,20 @@ class RowEpilogue {
     shift_ = static_cast<const char*>(p.mod_shift) + offset;
   }
 
-  // kRowDtypeFast: parameters in the row's dtype TRow are read inline and any other through one
-  // call (load_param: the cluster and staged kernels, whose unrolled code the inline reads of every
-  // dtype made several times larger); else every dtype inline (the 2-8 vector kernels, where a call
-  // costs registers and a CTA per SM). Same values either way.
-  template <bool kRowDtypeFast, class TRow, int N> __device__ void apply(float (&y)[N], int col) const {
+  // Parameters in the row's dtype TRow, aligned and whole, take one test and one vector load; the
+  // other cases are out of line when kOutline (the cluster and staged kernels, whose unrolled code
+  // they made several times larger), else inline (the 2-8 vector kernels, where a call costs
+  // registers and a CTA per SM). Same values either way.
+  template <bool kOutline, class TRow, int N> __device__ void apply(float (&y)[N], int col) const {
     if (p_.weight) {
       float w[N];
-      read_param<kRowDtypeFast, TRow>(w, p_.weight, p_.weight_dtype, col, p_.cols);
+      load_param<TRow, kOutline>(w, p_.weight, p_.weight_dtype, col, p_.cols);
 #pragma unroll
       for (int e = 0; e < N; ++e) y[e] = __fmul_rn(y[e], __fadd_rn(w[e], p_.weight_offset));
     }
     if (p_.bias) {
       float b[N];
-      read_param<kRowDtypeFast, TRow>(b, p_.bias, p_.bias_dtype, col, p_.cols);
+      load_param<TRow, kOutline>(b, p_.bias, p_.bias_dtype, col, p_.cols);
 #pragma unroll
       for (int e = 0; e < N; ++e) y[e] = __fadd_rn(y[e], b[e]);
     }
@@ -129,8 +129,8 @@ class RowEpilogue {
     if (p_.mod_index) {
       if (scale_) {
         float s[N], h[N];
-        read_param<kRowDtypeFast, TRow>(s, scale_, p_.mod_dtype, col, p_.cols);
-        read_param<kRowDtypeFast, TRow>(h, shift_, p_.mod_dtype, col, p_.cols);
+        load_param<TRow, kOutline>(s, scale_, p_.mod_dtype, col, p_.cols);
+        load_param<TRow, kOutline>(h, shift_, p_.mod_dtype, col, p_.cols);
 #pragma unroll
         for (int e = 0; e < N; ++e) y[e] = __fmaf_rn(y[e], __fadd_rn(1.f, s[e]), h[e]);
       } else {
@@ -141,12 +141,6 @@ class RowEpilogue {
   }
 
  private:
-  template <bool kRowDtypeFast, class TRow, int N>
-  __device__ static void read_param(float (&out)[N], const void* base, DType t, int col, int cols) {
-    if constexpr (kRowDtypeFast) load_param<TRow>(out, base, t, col, cols);
-    else load_as_float(out, base, t, col, cols);
-  }
-
   const RowParams& p_;
   const void* scale_ = nullptr;
   const void* shift_ = nullptr;

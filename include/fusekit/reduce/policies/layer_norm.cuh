@@ -23,13 +23,12 @@ struct LayerNormPolicy {
 
   template <class Row> __device__ static Stats statistics(Row& row, const RowParams& p) {
     const float pivot = row.first();
-    const float n = float(row.cols());
-    const float shift = row.sum([pivot](float x) { return x - pivot; }) / n;
-    const float var = row.sum([pivot, shift](float x) {
+    const float shift = __fmul_rn(row.sum([pivot](float x) { return x - pivot; }), p.inv_cols);
+    const float sum_sq = row.sum([pivot, shift](float x) {
       const float c = (x - pivot) - shift;
       return c * c;
-    }) / n;
-    return {pivot, shift, rsqrtf(var + p.eps)};
+    });
+    return {pivot, shift, rsqrtf(__fmul_rn(sum_sq, p.inv_cols) + p.eps)};  // _rn: never contracted with the add
   }
   __device__ static float normalize(float x, const Stats& s) { return ((x - s.pivot) - s.shift) * s.rstd; }
   __device__ static void export_stats(float* out, const Stats& s) {

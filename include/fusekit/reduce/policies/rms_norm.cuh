@@ -18,7 +18,7 @@ struct RmsNormPolicy {
 
   template <class Row> __device__ static Stats statistics(Row& row, const RowParams& p) {
     const float sum_sq = row.sum([](float x) { return x * x; });
-    return {rsqrtf(sum_sq / float(row.cols()) + p.eps)};
+    return {rsqrtf(__fmul_rn(sum_sq, p.inv_cols) + p.eps)};  // _rn: never contracted with the add
   }
   __device__ static float normalize(float x, const Stats& s) { return x * s.rstd; }
   __device__ static void export_stats(float* out, const Stats& s) { out[0] = s.rstd; }
