@@ -40,6 +40,15 @@ struct RowCase {
   float eps = 1e-5f;
 };
 
+inline RowCase shaped_case(DType in, DType out, std::int64_t rows, std::int64_t cols) {
+  RowCase c;
+  c.in = in;
+  c.out = out;
+  c.rows = rows;
+  c.cols = cols;
+  return c;
+}
+
 struct RowRun {
   Status status;
   std::vector<unsigned char> out_bytes, residual_out_bytes;  // raw device results, for bitwise checks

@@ -129,11 +129,7 @@ template <RowOp kOp> void suite_kernels_agree() {
     ~Restore() { reduce::row_kernel_choice() = reduce::RowKernel::automatic; }
   } restore;
   for (const Shape& sh : shapes) {
-    RowCase c;
-    c.in = sh.in;
-    c.out = sh.out;
-    c.rows = sh.rows;
-    c.cols = sh.cols;
+    RowCase c = shaped_case(sh.in, sh.out, sh.rows, sh.cols);
     c.in_shift = c.out_shift = sh.shift;
     if constexpr (kOp != RowOp::softmax) {
       c.residual = sh.residual;
@@ -156,6 +152,49 @@ template <RowOp kOp> void suite_kernels_agree() {
     if (reduce::registers_match_staged(sh.cols, sh.in)) {
       CHECK_MESSAGE(staged.out_bytes == registers.out_bytes, "staged and register kernels differ");
       CHECK(staged.residual_out_bytes == registers.residual_out_bytes);
+    }
+  }
+}
+
+// The register kernels' test-free path (every row and parameter vector-aligned: RowParams::
+// vectors_aligned) and their general path give the same bits: the same rows, once aligned, once
+// with output rows off their alignment (a stride of cols + 1) and once with the parameters off
+// theirs. (Input rows off their alignment are laid out differently over the threads, so they are
+// summed in another order: that is the batch-invariance test's business, not this one's.)
+template <RowOp kOp> void suite_paths_agree() {
+  struct Shape {
+    DType in, out;
+    std::int64_t rows, cols;
+  };
+  const Shape shapes[] = {{DType::bf16, DType::bf16, 300, 256},  {DType::bf16, DType::bf16, 64, 4096},
+                          {DType::bf16, DType::f32, 37, 6144},   {DType::f32, DType::f32, 129, 1024},
+                          {DType::f32, DType::bf16, 16, 4096},   {DType::f16, DType::f16, 8, 8192}};
+  for (const Shape& sh : shapes) {
+    RowCase c = shaped_case(sh.in, sh.out, sh.rows, sh.cols);
+    if constexpr (kOp != RowOp::softmax) {
+      c.residual = true;
+      c.weight = sh.in;
+      c.stats = true;
+      if constexpr (kOp == RowOp::layer_norm) c.bias = true;
+      if constexpr (kOp == RowOp::rms_norm) c.modulation = true;
+    }
+    INFO("N " << sh.cols << " rows " << sh.rows << " " << dtype_name(sh.in) << "->" << dtype_name(sh.out));
+    const std::uint64_t seed = fresh_seed();
+    const RowRun aligned = check_case<kOp>(c, seed);
+    RowCase out_off = c;
+    out_off.out_stride = c.cols + 1;
+    const RowRun general = check_case<kOp>(out_off, seed);
+    const std::size_t row_bytes = std::size_t(c.cols) * dtype_size(c.out);
+    for (std::int64_t r = 0; r < c.rows; ++r)
+      if (std::memcmp(aligned.out_bytes.data() + std::size_t(r) * row_bytes,
+                      general.out_bytes.data() + std::size_t(r) * (row_bytes + dtype_size(c.out)), row_bytes) != 0)
+        FAIL_CHECK("aligned and general paths differ (output rows off) in row " << r);
+    CHECK(aligned.residual_out_bytes == general.residual_out_bytes);
+    if constexpr (kOp != RowOp::softmax) {
+      RowCase params_off = c;
+      params_off.param_shift = 1;
+      const RowRun general_params = check_case<kOp>(params_off, seed);
+      CHECK_MESSAGE(aligned.out_bytes == general_params.out_bytes, "aligned and general paths differ (params off)");
     }
   }
 }
@@ -202,6 +241,9 @@ template <RowOp kOp> void suite_rejects() {
   }                                                                                                          \
   GPU_TEST_CASE(name ": bitwise repeatable and batch invariant") { ::fusekit::test::suite_repeatable<op>(); } \
   GPU_TEST_CASE(name ": rejected calls write nothing") { ::fusekit::test::suite_rejects<op>(); }          \
+  GPU_TEST_CASE(name ": aligned and general vector paths give the same bits") {                             \
+    ::fusekit::test::suite_paths_agree<op>();                                                               \
+  }                                                                                                          \
   GPU_TEST_CASE(name ": staged and register kernels give the same bits") {                                  \
     ::fusekit::test::suite_kernels_agree<op>();                                                              \
   }

@@ -126,6 +126,35 @@ TEST_CASE("validate: fills the kernel parameters, 1 / cols rounded once") {
   }
 }
 
+TEST_CASE("validate: the test-free vector path only where every row and parameter is vector-aligned") {
+  auto aligned = [](ConstRows in, Rows out, NormOptions o = {}) {
+    RowParams p;
+    REQUIRE(validate<LayerNormPolicy>(in, out, o, p).ok());
+    return p.vectors_aligned;
+  };
+  auto* const in_bf16 = reinterpret_cast<const char*>(host_in);
+  auto* const out_bf16 = reinterpret_cast<char*>(host_out);
+  const ConstRows in{in_bf16, DType::bf16, 4, 4096, 0};
+  const Rows out{out_bf16, DType::bf16, 4, 4096, 0};
+  CHECK(aligned(in, out));
+  CHECK(aligned(in, {out_bf16, DType::f32, 4, 4096, 0}));                  // wider output rows
+  CHECK_FALSE(aligned({in_bf16, DType::bf16, 4, 1537, 0}, {out_bf16, DType::bf16, 4, 1537, 0}));  // odd N
+  CHECK_FALSE(aligned({in_bf16 + 2, DType::bf16, 4, 4096, 0}, out));        // row 0 off 16 bytes
+  CHECK_FALSE(aligned({in_bf16, DType::bf16, 4, 4096, 4100}, out));         // rows 1.. off 16 bytes
+  CHECK(aligned({in_bf16, DType::bf16, 4, 4096, 4104}, out));               // stride of whole vectors
+  CHECK_FALSE(aligned(in, {out_bf16 + 8, DType::bf16, 4, 4096, 0}));
+  NormOptions o;
+  o.weight = {in_bf16 + (1 << 20), DType::bf16, 4096};
+  CHECK(aligned(in, out, o));
+  o.weight.dtype = DType::f32;  // parameters in another dtype take the general path
+  CHECK_FALSE(aligned(in, out, o));
+  o.weight = {in_bf16 + (1 << 20) + 2, DType::bf16, 4096};
+  CHECK_FALSE(aligned(in, out, o));
+  o = {};
+  o.bias = {in_bf16 + (1 << 20) + 8, DType::bf16, 4096};
+  CHECK_FALSE(aligned(in, out, o));
+}
+
 TEST_CASE("validate: each rule gives its own error") {
   const ConstRows in{host_in, DType::bf16, 16, 128, 0};
   const Rows out{host_out, DType::bf16, 16, 128, 0};

@@ -20,7 +20,9 @@
 
 namespace fusekit::reduce {
 
-template <class Policy, class TIn, class TOut, RowShape kShape> class RowAgent {
+// kAligned: the call's rows and parameters are all vector-aligned (RowParams::vectors_aligned), so
+// every vector is one aligned access with no tests; same arithmetic, same bits.
+template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned = false> class RowAgent {
  public:
   static constexpr int kVec = 16 / int(sizeof(TIn));
   static constexpr int kChunks = chunks_of(kShape);
@@ -29,12 +31,18 @@ template <class Policy, class TIn, class TOut, RowShape kShape> class RowAgent {
 
   __device__ RowAgent(const RowParams& p, ReducerStorage& storage, std::int64_t row, int rank, int vectors_per_cta)
       : p_(p), reducer_(storage, blockDim.x), row_(row), active_(row < p.rows) {
-    const TIn* in_row = static_cast<const TIn*>(p.in) + (active_ ? row * p.in_stride : 0);
-    const RowSpan<TIn> span(in_row, p.cols);
     const int first = rank * vectors_per_cta + int(threadIdx.x);  // this thread's vector in chunk 0
-    col0_ = span.col(first);
+    int vectors = p.cols / kVec;
+    if constexpr (kAligned) {
+      col0_ = first * kVec;
+    } else {
+      const TIn* in_row = static_cast<const TIn*>(p.in) + (active_ ? row * p.in_stride : 0);
+      const RowSpan<TIn> span(in_row, p.cols);
+      col0_ = span.col(first);
+      vectors = span.vectors;
+    }
     // Chunks c < live_chunks_ hold vectors of the row: inside this CTA's share and inside the row.
-    const int cta_end = min(span.vectors, (rank + 1) * vectors_per_cta);
+    const int cta_end = min(vectors, (rank + 1) * vectors_per_cta);
     // (Counted, not divided: an integer division was 30 instructions of every thread's prologue.)
 #pragma unroll
     for (int c = 0; c < kChunks; ++c)
@@ -68,10 +76,12 @@ template <class Policy, class TIn, class TOut, RowShape kShape> class RowAgent {
   __device__ bool inside(int c, int e) const { return col(c) + e >= 0 && col(c) + e < p_.cols; }
 
   template <class T> __device__ void read(Fragment<T, kVec>& f, const T* row, int c) const {
-    read_row_vector<kOutline>(f, row, col(c), p_.cols);
+    if constexpr (kAligned) load_aligned(f, row + col(c));
+    else read_row_vector<kOutline>(f, row, col(c), p_.cols);
   }
   template <class T> __device__ void write(T* row, const Fragment<T, kVec>& f, int c) const {
-    write_row_vector<kOutline>(row, f, col(c), p_.cols);
+    if constexpr (kAligned) store_aligned(row + col(c), f);
+    else write_row_vector<kOutline>(row, f, col(c), p_.cols);
   }
 
   __device__ void load() {
@@ -103,7 +113,7 @@ template <class Policy, class TIn, class TOut, RowShape kShape> class RowAgent {
       if (!live(c)) continue;
       float x[kVec];
       to_floats(x, x_[c]);
-      if (whole(c)) {  // every vector but a misaligned row's first and last: no per-element tests
+      if (kAligned || whole(c)) {  // every vector but a misaligned row's first and last: no per-element tests
 #pragma unroll
         for (int e = 0; e < kVec; ++e) acc[e] = Op::combine(acc[e], f(x[e]));
       } else {
@@ -132,7 +142,7 @@ template <class Policy, class TIn, class TOut, RowShape kShape> class RowAgent {
 #pragma unroll
       for (int e = 0; e < kVec; ++e) y[e] = Policy::normalize(y[e], stats);
       // A policy without weight and bias takes no modulation either (options.hpp): no epilogue code.
-      if constexpr (Policy::kTakesWeight || Policy::kTakesBias) epilogue.apply<kOutline, TIn>(y, col(c));
+      if constexpr (Policy::kTakesWeight || Policy::kTakesBias) epilogue.apply<kOutline, kAligned, TIn>(y, col(c));
       Fragment<TOut, kVec> o;
       from_floats(o, y);
       write(out_row, o, c);

@@ -111,16 +111,17 @@ class RowEpilogue {
   // other cases are out of line when kOutline (the cluster and staged kernels, whose unrolled code
   // they made several times larger), else inline (the 2-8 vector kernels, where a call costs
   // registers and a CTA per SM). Same values either way.
-  template <bool kOutline, class TRow, int N> __device__ void apply(float (&y)[N], int col) const {
+  // kAligned: every parameter is in TRow and vector-aligned (RowParams::vectors_aligned): no tests.
+  template <bool kOutline, bool kAligned, class TRow, int N> __device__ void apply(float (&y)[N], int col) const {
     if (p_.weight) {
       float w[N];
-      load_param<TRow, kOutline>(w, p_.weight, p_.weight_dtype, col, p_.cols);
+      read<kOutline, kAligned, TRow>(w, p_.weight, p_.weight_dtype, col);
 #pragma unroll
       for (int e = 0; e < N; ++e) y[e] = __fmul_rn(y[e], __fadd_rn(w[e], p_.weight_offset));
     }
     if (p_.bias) {
       float b[N];
-      load_param<TRow, kOutline>(b, p_.bias, p_.bias_dtype, col, p_.cols);
+      read<kOutline, kAligned, TRow>(b, p_.bias, p_.bias_dtype, col);
 #pragma unroll
       for (int e = 0; e < N; ++e) y[e] = __fadd_rn(y[e], b[e]);
     }
@@ -129,8 +130,8 @@ class RowEpilogue {
     if (p_.mod_index) {
       if (scale_) {
         float s[N], h[N];
-        load_param<TRow, kOutline>(s, scale_, p_.mod_dtype, col, p_.cols);
-        load_param<TRow, kOutline>(h, shift_, p_.mod_dtype, col, p_.cols);
+        read<kOutline, kAligned, TRow>(s, scale_, p_.mod_dtype, col);
+        read<kOutline, kAligned, TRow>(h, shift_, p_.mod_dtype, col);
 #pragma unroll
         for (int e = 0; e < N; ++e) y[e] = __fmaf_rn(y[e], __fadd_rn(1.f, s[e]), h[e]);
       } else {
@@ -141,6 +142,17 @@ class RowEpilogue {
   }
 
  private:
+  template <bool kOutline, bool kAligned, class TRow, int N>
+  __device__ void read(float (&out)[N], const void* base, DType t, int col) const {
+    if constexpr (kAligned) {
+      Fragment<TRow, N> f;
+      load_aligned(f, static_cast<const TRow*>(base) + col);
+      to_floats(out, f);
+    } else {
+      load_param<TRow, kOutline>(out, base, t, col, p_.cols);
+    }
+  }
+
   const RowParams& p_;
   const void* scale_ = nullptr;
   const void* shift_ = nullptr;

@@ -14,8 +14,9 @@ __global__ void __launch_bounds__(max_threads_of(kShape)) row_kernel(const RowPa
   __shared__ ReducerStorage storage;
   wait_for_prior_grid();  // launched with PDL: no global access before the previous grid is done
   const std::int64_t row = std::int64_t(blockIdx.x) * blockDim.y + threadIdx.y;
-  RowAgent<Policy, TIn, TOut, kShape> agent(p, storage, row, 0, vectors_per_row);
-  agent.run();
+  // A per-call choice, so every thread of a CTA takes the same path (the reducer's barriers).
+  if (p.vectors_aligned) RowAgent<Policy, TIn, TOut, kShape, true>(p, storage, row, 0, vectors_per_row).run();
+  else RowAgent<Policy, TIn, TOut, kShape, false>(p, storage, row, 0, vectors_per_row).run();
 }
 
 // One row per cluster of gridDim.x / rows CTAs; each CTA holds vectors_per_cta vectors of it.

@@ -39,6 +39,11 @@ struct RowParams {
   std::int32_t cols = 0;
   float inv_cols = 0.f;  // 1 / cols rounded once on the host: a division costs ~10 instructions a thread
   float eps = 0.f;
+  // Every row start and row stride (input, output, residual, residual_out), the weight, the bias and
+  // the modulation table are aligned to whole vectors, the parameters are in the input dtype and cols
+  // is a whole number of vectors: the register kernels then skip every per-vector test (1.04-1.38x
+  // on such rows: benchmark/RESULTS.md, step 9). Set by validate().
+  bool vectors_aligned = false;
 };
 
 }  // namespace fusekit::reduce

@@ -142,7 +142,7 @@ template <class Policy, class TIn, class TOut> class StagedRowAgent {
 #pragma unroll
       for (int e = 0; e < kVec; ++e) y[e] = Policy::normalize(y[e], stats);
       // A policy without weight and bias takes no modulation either (options.hpp): no epilogue code.
-      if constexpr (Policy::kTakesWeight || Policy::kTakesBias) epilogue.apply<true, TIn>(y, col);
+      if constexpr (Policy::kTakesWeight || Policy::kTakesBias) epilogue.apply<true, false, TIn>(y, col);
       Fragment<TOut, kVec> o;
       from_floats(o, y);
       if (whole && out_aligned) store_aligned(out_row + col, o);
