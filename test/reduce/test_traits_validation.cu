@@ -153,6 +153,39 @@ TEST_CASE("validate: the test-free vector path only where every row and paramete
   o = {};
   o.bias = {in_bf16 + (1 << 20) + 8, DType::bf16, 4096};
   CHECK_FALSE(aligned(in, out, o));
+
+  // Narrower output vectors need only their own size: f32 rows of 4 elements -> 8 bytes of bf16.
+  const ConstRows in_f32{in_bf16, DType::f32, 4, 4096, 0};
+  CHECK(aligned(in_f32, {out_bf16 + 8, DType::bf16, 4, 4096, 0}));
+  CHECK_FALSE(aligned(in_f32, {out_bf16 + 4, DType::bf16, 4, 4096, 0}));
+  CHECK_FALSE(aligned(in_f32, {out_bf16, DType::bf16, 4, 4096, 4098}));  // rows 4 bytes apart from 8
+
+  // Residual and residual_out rows.
+  auto* const res = in_bf16 + (1 << 22);
+  auto* const res_out = out_bf16 + (1 << 22);
+  o = {};
+  o.residual = {res, DType::bf16, 4, 4096, 0};
+  CHECK(aligned(in, out, o));
+  o.residual_out = {res_out, DType::bf16, 4, 4096, 0};
+  CHECK(aligned(in, out, o));
+  o.residual_out = {res_out + 4, DType::bf16, 4, 4096, 0};
+  CHECK_FALSE(aligned(in, out, o));
+  o.residual_out = {};
+  o.residual = {res + 2, DType::bf16, 4, 4096, 0};
+  CHECK_FALSE(aligned(in, out, o));
+
+  // The modulation table: its dtype, its rows' alignment.
+  auto* const table = in_bf16 + (1 << 24);
+  const auto* const index = reinterpret_cast<const std::int32_t*>(in_bf16 + (1 << 26));
+  o = {};
+  o.modulation = {table, table + 2 * 4096, DType::bf16, 6, 2 * 4096 + 8, index};
+  CHECK(aligned(in, out, o));
+  o.modulation.stride = 2 * 4096 + 1;  // table rows 2 bytes apart from 16
+  CHECK_FALSE(aligned(in, out, o));
+  o.modulation = {table, table + 2 * 4096, DType::f32, 6, 2 * 4096 + 8, index};
+  CHECK_FALSE(aligned(in, out, o));
+  o.modulation = {table, table + 2 * 4096 + 2, DType::bf16, 6, 2 * 4096 + 8, index};
+  CHECK_FALSE(aligned(in, out, o));
 }
 
 TEST_CASE("validate: each rule gives its own error") {
