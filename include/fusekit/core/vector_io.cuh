@@ -75,6 +75,12 @@ template <class T, int N> __device__ __forceinline__ void to_floats(float (&out)
     for (int e = 0; e < N; ++e) out[e] = to_float(f.v[e]);
   }
 }
+// N elements at p, aligned as load_aligned requires, as fp32.
+template <class T, int N> __device__ __forceinline__ void load_aligned_as_floats(float (&out)[N], const T* p) {
+  Fragment<T, N> f;
+  load_aligned(f, p);
+  to_floats(out, f);
+}
 template <class T, int N> __device__ __forceinline__ void from_floats(Fragment<T, N>& f, const float (&in)[N]) {
   if constexpr (N % 2 == 0 && std::is_same_v<T, bf16_t>) {
 #pragma unroll
@@ -161,9 +167,7 @@ template <class TFast, bool kOutline, int N>
 __device__ __forceinline__ void load_param(float (&out)[N], const void* base, DType t, std::int64_t c0, std::int64_t n) {
   const TFast* p = static_cast<const TFast*>(base) + c0;
   if (t == dtype_v<TFast> && c0 >= 0 && c0 + N <= n && is_aligned_for<TFast, N>(p)) {
-    Fragment<TFast, N> f;
-    load_aligned(f, p);
-    to_floats(out, f);
+    load_aligned_as_floats(out, p);
   } else if constexpr (kOutline) {
     const FloatVector<N> v = load_any_as_float<N>(base, t, c0, n);
 #pragma unroll

@@ -32,9 +32,10 @@ template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned = 
   __device__ RowAgent(const RowParams& p, ReducerStorage& storage, std::int64_t row, int rank, int vectors_per_cta)
       : p_(p), reducer_(storage, blockDim.x), row_(row), active_(row < p.rows) {
     const int first = rank * vectors_per_cta + int(threadIdx.x);  // this thread's vector in chunk 0
-    int vectors = p.cols / kVec;
+    int vectors;  // the row's vectors
     if constexpr (kAligned) {
       col0_ = first * kVec;
+      vectors = p.cols / kVec;
     } else {
       const TIn* in_row = static_cast<const TIn*>(p.in) + (active_ ? row * p.in_stride : 0);
       const RowSpan<TIn> span(in_row, p.cols);
@@ -141,8 +142,7 @@ template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned = 
       to_floats(y, x_[c]);
 #pragma unroll
       for (int e = 0; e < kVec; ++e) y[e] = Policy::normalize(y[e], stats);
-      // A policy without weight and bias takes no modulation either (options.hpp): no epilogue code.
-      if constexpr (Policy::kTakesWeight || Policy::kTakesBias) epilogue.apply<kOutline, kAligned, TIn>(y, col(c));
+      if constexpr (kHasEpilogue<Policy>) epilogue.apply<kOutline, kAligned, TIn>(y, col(c));
       Fragment<TOut, kVec> o;
       from_floats(o, y);
       write(out_row, o, c);

@@ -92,6 +92,10 @@ __device__ __forceinline__ void write_row_vector(T* row, const Fragment<T, N>& f
   }
 }
 
+// Whether a policy's rows go through the epilogue: one without weight and bias takes no
+// modulation either (options.hpp), so its kernels (softmax) compile no epilogue code at all.
+template <class Policy> inline constexpr bool kHasEpilogue = Policy::kTakesWeight || Policy::kTakesBias;
+
 // y = y * (weight + offset) + bias, then y * (1 + scale[t]) + shift[t] with t = mod_index[row];
 // a row whose table index is out of range becomes NaN. Every step is rounded on its own (no
 // contraction into FMAs the compiler may or may not form in one kernel and not another), so the
@@ -144,13 +148,8 @@ class RowEpilogue {
  private:
   template <bool kOutline, bool kAligned, class TRow, int N>
   __device__ void read(float (&out)[N], const void* base, DType t, int col) const {
-    if constexpr (kAligned) {
-      Fragment<TRow, N> f;
-      load_aligned(f, static_cast<const TRow*>(base) + col);
-      to_floats(out, f);
-    } else {
-      load_param<TRow, kOutline>(out, base, t, col, p_.cols);
-    }
+    if constexpr (kAligned) load_aligned_as_floats(out, static_cast<const TRow*>(base) + col);
+    else load_param<TRow, kOutline>(out, base, t, col, p_.cols);
   }
 
   const RowParams& p_;

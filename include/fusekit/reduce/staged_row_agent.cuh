@@ -141,8 +141,7 @@ template <class Policy, class TIn, class TOut> class StagedRowAgent {
       to_floats(y, x);
 #pragma unroll
       for (int e = 0; e < kVec; ++e) y[e] = Policy::normalize(y[e], stats);
-      // A policy without weight and bias takes no modulation either (options.hpp): no epilogue code.
-      if constexpr (Policy::kTakesWeight || Policy::kTakesBias) epilogue.apply<true, false, TIn>(y, col);
+      if constexpr (kHasEpilogue<Policy>) epilogue.apply<true, false, TIn>(y, col);
       Fragment<TOut, kVec> o;
       from_floats(o, y);
       if (whole && out_aligned) store_aligned(out_row + col, o);
