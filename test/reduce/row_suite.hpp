@@ -168,7 +168,8 @@ template <RowOp kOp> void suite_paths_agree() {
   };
   const Shape shapes[] = {{DType::bf16, DType::bf16, 300, 256},  {DType::bf16, DType::bf16, 64, 4096},
                           {DType::bf16, DType::f32, 37, 6144},   {DType::f32, DType::f32, 129, 1024},
-                          {DType::f32, DType::bf16, 16, 4096},   {DType::f16, DType::f16, 8, 8192}};
+                          {DType::f32, DType::bf16, 16, 4096},   {DType::f16, DType::f16, 8, 8192},
+                          {DType::bf16, DType::bf16, 4, 65536},  {DType::f32, DType::f32, 2, 262144}};  // clusters
   for (const Shape& sh : shapes) {
     RowCase c = shaped_case(sh.in, sh.out, sh.rows, sh.cols);
     if constexpr (kOp != RowOp::softmax) {

@@ -30,8 +30,9 @@ __global__ void __launch_bounds__(max_threads_of(RowShape::cluster), 1)
   cg::cluster_group cluster = cg::this_cluster();
   const unsigned rank = cluster.block_rank();
   const std::int64_t row = blockIdx.x / cluster.num_blocks();
-  RowAgent<Policy, TIn, TOut, RowShape::cluster> agent(p, storage, row, int(rank), vectors_per_cta);
-  agent.run();
+  // Per call, as in row_kernel: every CTA of a cluster meets the cluster barriers on one path.
+  if (p.vectors_aligned) RowAgent<Policy, TIn, TOut, RowShape::cluster, true>(p, storage, row, int(rank), vectors_per_cta).run();
+  else RowAgent<Policy, TIn, TOut, RowShape::cluster, false>(p, storage, row, int(rank), vectors_per_cta).run();
   cluster.sync();  // keep this CTA's shared memory alive until every peer has read its partials
 #endif
 }
