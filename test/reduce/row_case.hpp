@@ -55,6 +55,7 @@ struct RowRun {
   double max_scaled_error = 0;  // max over elements of |y - ref| / bound; <= 1 passes
   std::int64_t unwritten = 0;   // output elements still holding the poison, or written outside the call
   std::int64_t residual_mismatch = 0;  // residual_out elements that differ from the rounded in + residual
+  bool vectors_aligned = false;        // RowParams::vectors_aligned of the call: the kernels' test-free path
 };
 
 // Calls the public API for kOp. Only the dtype pairs the tests use are instantiated (every dtype to
@@ -177,6 +178,12 @@ RowRun run_row_case(RowCase c, std::uint64_t seed, std::int64_t first_row = 0, s
   if (c.stats) o.stats = d_stats.as<float>() + first_row * stat_count;
 
   RowRun run;
+  {
+    using Policy = std::conditional_t<kOp == RowOp::softmax, reduce::SoftmaxPolicy,
+                                      std::conditional_t<kOp == RowOp::layer_norm, reduce::LayerNormPolicy, reduce::RmsNormPolicy>>;
+    reduce::RowParams probe;
+    run.vectors_aligned = reduce::validate<Policy>(in, out, o, probe).ok() && probe.vectors_aligned;
+  }
   run.status = call_row_op<kOp>(in, out, o, nullptr);
   if (!run.status.ok()) return run;
   CHECK_LAUNCH();
