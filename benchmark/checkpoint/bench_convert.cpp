@@ -4,14 +4,18 @@
 //   fusekit_bench_checkpoint [--dir D] [--blocks N] [--rounds R] [--cache cold|warm] [--early-writeback on|off]
 //                            [--shard-mb N] [--baseline on|off]
 //
-// cold: the page cache is dropped before every timed step (needs root), so each step reads
-// from the disk; warm: the source is read once before every timed step. The converter
+// cold: the page cache is dropped before every timed step, so each step reads from the disk
+// (as root through /proc/sys/vm/drop_caches; otherwise the source's pages are evicted file by
+// file with POSIX_FADV_DONTNEED after a sync, which needs no privilege); warm: the source is read once before every timed step. The converter
 // fsyncs what it writes (atomic publication), so `cp` is timed with `sync` of its output too;
 // plain `cp` times are printed beside it. --baseline on also times, in every round beside the
 // converter, the writer with the other --early-writeback setting, so the two are compared in
 // the same run.
 #include "fusekit/checkpoint/h3_fixture.hpp"
 #include "fusekit/checkpoint/mapping_report.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -55,11 +59,31 @@ bool drop_caches() {
   return f.good();
 }
 
+// Without root: write everything back, then drop the clean pages of each file of `dir`.
+bool evict_dir(const std::string& dir) {
+  run_or_die("sync");
+  for (const auto& e : fs::directory_iterator(dir)) {
+    const int fd = ::open(e.path().c_str(), O_RDONLY);
+    if (fd < 0) return false;
+    const int rc = ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    ::close(fd);
+    if (rc != 0) return false;
+  }
+  return true;
+}
+
+enum class ColdBy { drop_caches, evict };
+ColdBy cold_by = ColdBy::drop_caches;
+
 // Deletes the step's output first: on a file system mounted with `discard`, freeing gigabytes
 // issues discards at the next journal commit, which must fall before the timed step, not in it.
 void prepare(bool cold, const std::string& source, const std::string& target) {
   fs::remove_all(target);
-  if (cold) drop_caches();
+  if (cold && cold_by == ColdBy::drop_caches) drop_caches();
+  else if (cold && !evict_dir(source)) {
+    std::cerr << "cannot evict " << source << " from the page cache\n";
+    std::exit(1);
+  }
   else run_or_die("sync && cat '" + source + "'/* > /dev/null");
 }
 
@@ -131,8 +155,8 @@ int main(int argc, char** argv) {
     }
   }
   if (cold && !drop_caches()) {
-    std::cerr << "cannot drop the page cache here (not root?): rerun with --cache warm\n";
-    return 2;
+    cold_by = ColdBy::evict;
+    std::printf("no permission to drop the page cache: evicting each step's source files (POSIX_FADV_DONTNEED)\n");
   }
   fs::remove_all(dir);
   fs::create_directories(dir);
