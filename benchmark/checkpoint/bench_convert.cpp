@@ -6,9 +6,9 @@
 //
 // cold: the page cache is dropped before every timed step, so each step reads from the disk
 // (as root through /proc/sys/vm/drop_caches; otherwise the source's pages are evicted file by
-// file with POSIX_FADV_DONTNEED after a sync, which needs no privilege); warm: the source is read once before every timed step. The converter
-// fsyncs what it writes (atomic publication), so `cp` is timed with `sync` of its output too;
-// plain `cp` times are printed beside it. --baseline on also times, in every round beside the
+// file with POSIX_FADV_DONTNEED after a sync, which needs no privilege); warm: the source is
+// read once before every timed step. The converter fsyncs what it writes (atomic publication),
+// so `cp` is timed with `sync` of its output too; plain `cp` times are printed beside it. --baseline on also times, in every round beside the
 // converter, the writer with the other --early-writeback setting, so the two are compared in
 // the same run.
 #include "fusekit/checkpoint/h3_fixture.hpp"
@@ -79,12 +79,14 @@ ColdBy cold_by = ColdBy::drop_caches;
 // issues discards at the next journal commit, which must fall before the timed step, not in it.
 void prepare(bool cold, const std::string& source, const std::string& target) {
   fs::remove_all(target);
-  if (cold && cold_by == ColdBy::drop_caches) drop_caches();
-  else if (cold && !evict_dir(source)) {
+  if (!cold) {
+    run_or_die("sync && cat '" + source + "'/* > /dev/null");
+  } else if (cold_by == ColdBy::drop_caches) {
+    drop_caches();
+  } else if (!evict_dir(source)) {
     std::cerr << "cannot evict " << source << " from the page cache\n";
     std::exit(1);
   }
-  else run_or_die("sync && cat '" + source + "'/* > /dev/null");
 }
 
 struct CpTime {
