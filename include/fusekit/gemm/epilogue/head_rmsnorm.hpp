@@ -18,7 +18,7 @@ template <class T> struct HeadRmsNorm {
     std::int64_t col_begin = 0, col_end = 0;  // output columns the node applies to
   };
   __device__ static void apply(const Params& p, AccTile& t) {
-    if (p.weight == nullptr) return;
+    if (p.weight == nullptr || t.col0 >= p.col_end || t.col0 + t.cols <= p.col_begin) return;  // no head of ours here
     constexpr int kMaxPerLane = 4;  // head_dim <= 128 (it divides the 128-column tile)
     const int lane = t.thread % 32, per_lane = p.head_dim / 32 > 0 ? p.head_dim / 32 : 1;
     // The weights are the same for every (row, head): read them once into registers.

@@ -21,7 +21,7 @@ struct Rotary {
     std::int64_t col_begin = 0, col_end = 0;
   };
   __device__ static void apply(const Params& p, AccTile& t) {
-    if (p.cos == nullptr || p.rot_dim == 0) return;
+    if (p.cos == nullptr || p.rot_dim == 0 || t.col0 >= p.col_end || t.col0 + t.cols <= p.col_begin) return;
     const int h = p.rot_dim / 2;
     // Four pairs per thread with 16-byte loads of cos/sin where the rows allow (H3: h = 48).
     if (h % 4 == 0 && rows_aligned16(p.cos, p.ld_cos) && rows_aligned16(p.sin, p.ld_sin))
@@ -37,39 +37,30 @@ struct Rotary {
     *reinterpret_cast<Vec*>(dst) = *reinterpret_cast<const Vec*>(src);
   }
 
-  // Each thread takes V pairs of kUnroll (row, head, pair group) items at a time, all their
-  // cos/sin loads issued before the first use (the loop is bound by load latency).
+  // A thread keeps one (head, group of V pairs) and steps over rows, t.threads / per_row rows
+  // at a time (per_row = heads x groups <= cols / 2 <= threads): no integer division per item.
+  // Its cos/sin loads are issued before the first use (the loop is bound by load latency).
   template <int V> __device__ static void rotate(const Params& p, AccTile& t) {
-    constexpr int kUnroll = 1;  // more spills: the kernel is compiled for 168 registers (384 threads)
-    const int h = p.rot_dim / 2, groups = h / V, heads = t.cols / p.head_dim;
-    const int n = t.rows * heads * groups;
-    for (int i0 = t.thread; i0 < n; i0 += kUnroll * t.threads) {
-      alignas(16) float c1[kUnroll][V], c2[kUnroll][V], s1[kUnroll][V], s2[kUnroll][V];
-      bool on[kUnroll];
+    const int h = p.rot_dim / 2, groups = h / V, heads = t.cols / p.head_dim, per_row = heads * groups;
+    const int rows_per_pass = per_row > 0 ? t.threads / per_row : 0;
+    if (t.thread >= rows_per_pass * per_row) return;  // the few threads left over
+    const int hg = t.thread % per_row, head = hg / groups, j = (hg % groups) * V;
+    const std::int64_t gc = t.col0 + std::int64_t(head) * p.head_dim;
+    if (gc < p.col_begin || gc >= p.col_end) return;
+    for (int r = t.thread / per_row; r < t.rows; r += rows_per_pass) {
+      alignas(16) float c1[V], c2[V], s1[V], s2[V];
+      const float* cs = p.cos + (t.row0 + r) * p.ld_cos;
+      const float* sn = p.sin + (t.row0 + r) * p.ld_sin;
+      copy<V>(c1, cs + j), copy<V>(c2, cs + j + h), copy<V>(s1, sn + j), copy<V>(s2, sn + j + h);
+      float* x = &t.at(r, head * p.head_dim);
+      alignas(16) float x1[V], x2[V], y1[V], y2[V];
+      copy<V>(x1, x + j), copy<V>(x2, x + j + h);
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const int i = i0 + u * t.threads, j = (i % groups) * V, head = (i / groups) % heads, r = i / (groups * heads);
-        const std::int64_t gc = t.col0 + head * p.head_dim;
-        on[u] = i < n && gc >= p.col_begin && gc < p.col_end;
-        if (!on[u]) continue;
-        const float* cs = p.cos + (t.row0 + r) * p.ld_cos;
-        const float* sn = p.sin + (t.row0 + r) * p.ld_sin;
-        copy<V>(c1[u], cs + j), copy<V>(c2[u], cs + j + h), copy<V>(s1[u], sn + j), copy<V>(s2[u], sn + j + h);
+      for (int e = 0; e < V; ++e) {
+        y1[e] = x1[e] * c1[e] - x2[e] * s1[e];
+        y2[e] = x2[e] * c2[e] + x1[e] * s2[e];
       }
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        if (!on[u]) continue;
-        const int i = i0 + u * t.threads, j = (i % groups) * V, head = (i / groups) % heads, r = i / (groups * heads);
-        float* x = &t.at(r, head * p.head_dim);
-        alignas(16) float x1[V], x2[V], y1[V], y2[V];
-        copy<V>(x1, x + j), copy<V>(x2, x + j + h);
-#pragma unroll
-        for (int e = 0; e < V; ++e) {
-          y1[e] = x1[e] * c1[u][e] - x2[e] * s1[u][e];
-          y2[e] = x2[e] * c2[u][e] + x1[e] * s2[u][e];
-        }
-        copy<V>(x + j, y1), copy<V>(x + j + h, y2);
-      }
+      copy<V>(x + j, y1), copy<V>(x + j + h, y2);
     }
   }
 };

@@ -68,15 +68,35 @@ struct AccTile {
   }
 };
 
+// The loops below hand out (row, column) items round-robin. Where the group's threads are a
+// whole number of rows' worth (the usual 128 threads over 128, 64, 16 or 8 columns), each
+// thread keeps one column and steps over rows: no integer division per item, which in the
+// qkv epilogue was most of the instructions (H200 profile, 2026-12-01).
+
 // f(value&, r, c) for every valid element; consecutive threads take consecutive columns.
 template <class F> __device__ void for_each_element(const AccTile& t, F&& f) {
+  if (t.cols > 0 && t.threads % t.cols == 0) {
+    const int c = t.thread % t.cols, step = t.threads / t.cols;
+    for (int r = t.thread / t.cols; r < t.rows; r += step) f(t.at(r, c), r, c);
+    return;
+  }
   const int n = t.rows * t.cols;
   for (int i = t.thread; i < n; i += t.threads) f(t.at(i / t.cols, i % t.cols), i / t.cols, i % t.cols);
 }
 
 // f(r, c, v[8]) for every run of 8 valid columns (cols is a multiple of 8); for vector stores.
 template <class F> __device__ void for_each_chunk8(const AccTile& t, F&& f) {
-  const int chunks = t.cols / 8, n = t.rows * chunks;
+  const int chunks = t.cols / 8;
+  if (chunks > 0 && t.threads % chunks == 0) {
+    const int c = (t.thread % chunks) * 8, step = t.threads / chunks;
+    for (int r = t.thread / chunks; r < t.rows; r += step) {
+      float v[8];
+      t.load8(r, c, v);
+      f(r, c, v);
+    }
+    return;
+  }
+  const int n = t.rows * chunks;
   for (int i = t.thread; i < n; i += t.threads) {
     const int r = i / chunks, c = (i % chunks) * 8;
     float v[8];
@@ -109,9 +129,9 @@ template <class T> __device__ __forceinline__ bool rows_aligned16(const T* p, st
 // f(r, c0) once per (row, head) with one whole warp: heads are `width` columns starting at
 // multiples of `width`; the warp's lanes cooperate (row reductions use warp shuffles).
 template <class F> __device__ void for_each_head_row(const AccTile& t, int width, F&& f) {
-  const int heads = t.cols / width, n = t.rows * heads;
   const int warp = t.thread / 32, warps = t.threads / 32;
-  for (int i = warp; i < n; i += warps) f(i / heads, (i % heads) * width);
+  for (int r = warp; r < t.rows; r += warps)  // a warp takes whole rows: no division per head
+    for (int c0 = 0; c0 + width <= t.cols; c0 += width) f(r, c0);
 }
 
 // Butterfly sum: every lane ends with the same value, in a fixed order (deterministic).
