@@ -30,27 +30,46 @@ template <class R, class G> struct AddResidual {
       // residual and gate loads; raw 16-bit values keep the registers few).
       constexpr int kUnroll = sizeof(R) == 4 ? 2 : 4;  // within 168 registers beside the accumulators
       const int chunks = t.cols / 8, n = t.rows * chunks;
-      for (int i0 = t.thread; i0 < n; i0 += kUnroll * t.threads) {
+      // Item i = thread + k * threads is (row, 8-column run) (i / chunks, i % chunks); where the
+      // group covers whole rows (128 threads, 16 runs) a thread keeps its run and steps k rows
+      // of threads / chunks, with no division per item (tile.hpp).
+      const bool fixed = chunks > 0 && t.threads % chunks == 0;
+      const int r_first = fixed ? t.thread / chunks : 0, r_step = fixed ? t.threads / chunks : 0;
+      const int c_fixed = fixed ? (t.thread % chunks) * 8 : 0;
+      auto item = [&](int i, int k, int& r, int& c) {
+        if (fixed) {
+          r = r_first + k * r_step, c = c_fixed;
+        } else {
+          r = i / chunks, c = (i % chunks) * 8;
+        }
+      };
+      for (int i0 = t.thread, k0 = 0; i0 < n; i0 += kUnroll * t.threads, k0 += kUnroll) {
         Raw8<R> res[kUnroll];
         Raw8<G> gate[kUnroll];
         std::int32_t gi[kUnroll];
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) {
-          const int i = i0 + u * t.threads, r = i / chunks, c = (i % chunks) * 8;
+          const int i = i0 + u * t.threads;
           if (i >= n) break;
+          int r, c;
+          item(i, k0 + u, r, c);
           res[u].load(p.residual + (t.row0 + r) * p.ld_residual + t.col0 + c);
           gi[u] = p.gate != nullptr ? p.idx[t.row0 + r] : 0;
         }
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) {
-          const int i = i0 + u * t.threads, c = (i % chunks) * 8;
+          const int i = i0 + u * t.threads;
           if (i >= n) break;
+          int r, c;
+          item(i, k0 + u, r, c);
           if (p.gate != nullptr && gi[u] >= 0 && gi[u] < p.gate_rows) gate[u].load(p.gate + gi[u] * p.ld_gate + t.col0 + c);
         }
 #pragma unroll
         for (int u = 0; u < kUnroll; ++u) {
-          const int i = i0 + u * t.threads, r = i / chunks, c = (i % chunks) * 8;
+          const int i = i0 + u * t.threads;
           if (i >= n) break;
+          int r, c;
+          item(i, k0 + u, r, c);
           float v[8], rv[8], g[8];
           t.load8(r, c, v);
           res[u].to_floats(rv);
