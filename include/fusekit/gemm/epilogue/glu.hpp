@@ -42,14 +42,8 @@ struct Glu {
 
   __device__ static void apply(const Params& p, AccTile& t) {
     const int count = t.source.count[0];
-    // Reads columns >= half, writes < half: no overlap. A thread keeps one column where the
-    // group covers whole rows (tile.hpp: no division per element).
-    auto glu = [&](int r, int c) { t.at(r, c) = activate(p.act, t.at(r, c)) * t.at(r, c + t.half); };
-    if (count > 0 && t.threads % count == 0) {
-      for (int r = t.thread / count; r < t.rows; r += t.threads / count) glu(r, t.thread % count);
-    } else {
-      for (int i = t.thread; i < t.rows * count; i += t.threads) glu(i / count, i % count);
-    }
+    // Reads columns >= half, writes < half: no overlap.
+    for_each_row_item(t, count, [&](int r, int c) { t.at(r, c) = activate(p.act, t.at(r, c)) * t.at(r, c + t.half); });
     t.cols = count;
     // Output column c0 is the offset within either half; the half that starts at W row 0 shows it.
     t.col0 = p.order == GluOrder::gate_value ? t.source.first[0] : t.source.first[1];

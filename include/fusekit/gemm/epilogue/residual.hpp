@@ -32,7 +32,8 @@ template <class R, class G> struct AddResidual {
       const int chunks = t.cols / 8, n = t.rows * chunks;
       // Item i = thread + k * threads is (row, 8-column run) (i / chunks, i % chunks); where the
       // group covers whole rows (128 threads, 16 runs) a thread keeps its run and steps k rows
-      // of threads / chunks, with no division per item (tile.hpp).
+      // of threads / chunks, with no division per item (as `for_each_row_item` in tile.hpp; this
+      // loop keeps its own shape to issue kUnroll items' loads before the first use).
       const bool fixed = chunks > 0 && t.threads % chunks == 0;
       const int r_first = fixed ? t.thread / chunks : 0, r_step = fixed ? t.threads / chunks : 0;
       const int c_fixed = fixed ? (t.thread % chunks) * 8 : 0;

@@ -68,41 +68,31 @@ struct AccTile {
   }
 };
 
-// The loops below hand out (row, column) items round-robin. Where the group's threads are a
-// whole number of rows' worth (the usual 128 threads over 128, 64, 16 or 8 columns), each
-// thread keeps one column and steps over rows: no integer division per item, which in the
-// qkv epilogue was most of the instructions (H200 profile, 2026-12-01).
+// f(r, k) for every row r < t.rows and item k < per_row, items handed out round-robin. Where
+// the group's threads are a whole number of rows' worth (the usual 128 threads over 128, 64, 16
+// or 8 items a row) each thread keeps one item and steps over rows: no integer division per
+// item, which in the qkv epilogue was most of the instructions (H200 profile, 2026-12-01).
+template <class F> __device__ void for_each_row_item(const AccTile& t, int per_row, F&& f) {
+  if (per_row > 0 && t.threads % per_row == 0) {
+    const int k = t.thread % per_row, step = t.threads / per_row;
+    for (int r = t.thread / per_row; r < t.rows; r += step) f(r, k);
+    return;
+  }
+  for (int i = t.thread; i < t.rows * per_row; i += t.threads) f(i / per_row, i % per_row);
+}
 
 // f(value&, r, c) for every valid element; consecutive threads take consecutive columns.
 template <class F> __device__ void for_each_element(const AccTile& t, F&& f) {
-  if (t.cols > 0 && t.threads % t.cols == 0) {
-    const int c = t.thread % t.cols, step = t.threads / t.cols;
-    for (int r = t.thread / t.cols; r < t.rows; r += step) f(t.at(r, c), r, c);
-    return;
-  }
-  const int n = t.rows * t.cols;
-  for (int i = t.thread; i < n; i += t.threads) f(t.at(i / t.cols, i % t.cols), i / t.cols, i % t.cols);
+  for_each_row_item(t, t.cols, [&](int r, int c) { f(t.at(r, c), r, c); });
 }
 
 // f(r, c, v[8]) for every run of 8 valid columns (cols is a multiple of 8); for vector stores.
 template <class F> __device__ void for_each_chunk8(const AccTile& t, F&& f) {
-  const int chunks = t.cols / 8;
-  if (chunks > 0 && t.threads % chunks == 0) {
-    const int c = (t.thread % chunks) * 8, step = t.threads / chunks;
-    for (int r = t.thread / chunks; r < t.rows; r += step) {
-      float v[8];
-      t.load8(r, c, v);
-      f(r, c, v);
-    }
-    return;
-  }
-  const int n = t.rows * chunks;
-  for (int i = t.thread; i < n; i += t.threads) {
-    const int r = i / chunks, c = (i % chunks) * 8;
+  for_each_row_item(t, t.cols / 8, [&](int r, int k) {
     float v[8];
-    t.load8(r, c, v);
-    f(r, c, v);
-  }
+    t.load8(r, k * 8, v);
+    f(r, k * 8, v);
+  });
 }
 
 // Eight consecutive elements of global memory, loaded raw (one 16-byte load for 16-bit types,
