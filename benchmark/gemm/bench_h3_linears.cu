@@ -201,15 +201,15 @@ Instance make_instance(const Linear& L, std::int64_t m, Impl impl, int sets) {
   return inst;
 }
 
-// FUSEKIT_SPLIT_K=unsplit|one_cta|cluster forces how long, narrow weights cut K (split_k.hpp),
+// FUSEKIT_SPLIT_K=unsplit|whole|split forces how long, narrow weights cut K (split_k.hpp),
 // to measure the choices against each other; unset, the library decides.
 void apply_split_k_override() {
   const char* way = std::getenv("FUSEKIT_SPLIT_K");
   if (way == nullptr) return;
   const std::string w = way;
   gemm::split_k_way() = w == "unsplit"   ? gemm::SplitKWay::unsplit
-                        : w == "one_cta" ? gemm::SplitKWay::one_cta
-                        : w == "cluster" ? gemm::SplitKWay::cluster
+                        : w == "whole"   ? gemm::SplitKWay::whole
+                        : w == "split"   ? gemm::SplitKWay::split
                                          : gemm::SplitKWay::automatic;
   std::fprintf(stderr, "fusekit_bench_gemm: FUSEKIT_SPLIT_K=%s\n", way);
 }

@@ -192,28 +192,43 @@ TEST_CASE("Hopper tile width: narrow tiles only for long K and few tile columns,
   CHECK(!narrow_hopper_tiles(168, 7168, 132));  // enough columns for every SM
 }
 
-TEST_CASE("K segments: from N, K and the GPU only; clusters only where they finish sooner") {
-  // Clusters of 2, 3, 4 resident at once on a 132-SM GPU whose GPCs hold 42 clusters of 3.
-  const int roomy[kMaxKSegments + 1] = {0, 0, 66, 42, 32};
-  CHECK(choose_k_segments(42, 112, 132, roomy) == 3);  // out_proj: 3 x 42 CTAs at 70 tokens
-  CHECK(choose_k_segments(42, 224, 132, roomy) == 3);  // fc2
-  CHECK(choose_k_segments(9, 112, 132, roomy) == 4);   // capped at kMaxKSegments
-  CHECK(choose_k_segments(42, 40, 132, roomy) == 2);   // each segment keeps >= 16 k-slices
-  CHECK(choose_k_segments(42, 31, 132, roomy) == 1);
-  CHECK(choose_k_segments(70, 224, 132, roomy) == 1);  // 2 x 70 > 132 SMs
-  // 40 clusters of 3 cannot hold 42 columns (the H200 holds 39): 2 segments.
-  const int uneven[kMaxKSegments + 1] = {0, 0, 66, 40, 32};
-  CHECK(choose_k_segments(42, 112, 132, uneven) == 2);
+TEST_CASE("K segments: from N, K and the GPU only; split tiles only where they finish sooner") {
+  CHECK(choose_k_segments(42, 112, 132) == 3);  // out_proj: 3 x 42 CTAs at 70 tokens
+  CHECK(choose_k_segments(42, 224, 132) == 3);  // fc2
+  CHECK(choose_k_segments(9, 112, 132) == 4);   // capped at kMaxKSegments
+  CHECK(choose_k_segments(42, 40, 132) == 2);   // each segment keeps >= 16 k-slices
+  CHECK(choose_k_segments(42, 31, 132) == 1);
+  CHECK(choose_k_segments(70, 224, 132) == 1);  // 2 x 70 > 132 SMs
   CHECK(KSegments{3}.count == 3);
   int b = 0, e = 0;
   KSegments{3}.range(2, 97, b, e);  // the last segment ends at the last k-slice
   CHECK(b == 64);
   CHECK(e == 97);
-  CHECK(cluster_split(42, 3, 42, 132));        // 70 tokens: one wave of thirds
-  CHECK(cluster_split(84, 3, 42, 132));        // 2 waves of thirds against one whole wave
-  CHECK(!cluster_split(336, 3, 42, 132));      // 925 tokens: 8 waves of thirds against 3 whole
-  CHECK(!cluster_split(42, 1, 42, 132));
-  CHECK(!cluster_split(42, 3, 0, 132));
+  CHECK(split_tail_tiles(42, 3, 132) == 42);    // 70 tokens: one wave of thirds for every tile
+  CHECK(split_tail_tiles(336, 3, 132) == 0);    // 925 tokens: the last 72 tiles' thirds take 2 waves
+  CHECK(split_tail_tiles(9, 4, 132) == 9);      // 36 quarters: one wave
+  CHECK(split_tail_tiles(60, 4, 132) == 60);    // 240 quarters: 2 waves of quarters, half a whole wave
+  CHECK(split_tail_tiles(100, 4, 132) == 0);    // 400 quarters: 4 waves of quarters, as long as a whole wave
+  CHECK(split_tail_tiles(1344, 3, 132) == 24);  // 4096 tokens
+  CHECK(split_tail_tiles(264, 3, 132) == 0);    // whole waves only: nothing to fill
+  CHECK(split_tail_tiles(120, 3, 132) == 0);    // 360 thirds take 3 waves: no faster than 1 whole wave
+  CHECK(split_tail_tiles(42, 1, 132) == 0);
+}
+
+TEST_CASE("split plan: whole tiles first, then one item per segment of each split tile") {
+  SplitPlan plan;
+  plan.segments.count = 3;
+  plan.whole_tiles = 4;
+  CHECK(plan.items(6) == 4 + 2 * 3);
+  const WorkItem whole = plan.item(3), first = plan.item(4), last = plan.item(9);
+  CHECK(whole.tile == 3);
+  CHECK(whole.segment == -1);
+  CHECK(first.tile == 4);
+  CHECK(first.segment == 0);
+  CHECK(first.split == 0);
+  CHECK(last.tile == 5);
+  CHECK(last.segment == 2);
+  CHECK(last.split == 1);
 }
 
 TEST_CASE("column sources: contiguous tiles and GLU gate/value pairs") {

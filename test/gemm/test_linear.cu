@@ -123,48 +123,66 @@ GPU_TEST_CASE("linear: long K and few columns (narrow Hopper tiles), odd sizes, 
   CHECK(std::equal(b1.begin(), b1.end(), b.begin()));  // row 0 alone == row 0 of 300
 }
 
-GPU_TEST_CASE("linear: K segments summed in one CTA or across a cluster give the same bits") {
-  // Long, narrow weights cut K into segments (split_k.hpp). Few rows run them on clusters, many
-  // rows in one CTA; both ways must give every row the same bits, or a row's result would depend
-  // on how many rows share the call. Each shape runs both ways, forced, and once more on its own.
+GPU_TEST_CASE("linear: K segments summed in one CTA or across CTAs give the same bits") {
+  // Long, narrow weights cut K into segments (split_k.hpp). A tile runs whole (one CTA folds its
+  // segments) or split (a CTA per segment, folded in a global workspace); few rows split every
+  // tile, many rows only the last wave's. Every way must give every row the same bits, or a
+  // row's result would depend on how many rows share the call. Each shape runs each way, forced,
+  // and the default twice (the second finds the arrival counters the first left behind).
   struct Way {
     gemm::SplitKWay saved = gemm::split_k_way().load();
     ~Way() { gemm::split_k_way() = saved; }
   } restore;
-  {  // what decides S on this GPU (printed for the record: clusters of s CTAs resident at once)
-    using Epi = gemm::Epilogue<gemm::Bias<bf16_t>, gemm::Activate, gemm::StoreRows<bf16_t>>;
-    using Loop = gemm::HopperNarrowMainLoop<bf16_t>;
-    auto* kernel = &gemm::gemm_kernel_sm90<Loop, Epi, gemm::KSum::cluster>;
-    REQUIRE(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Loop::kSmemBytes)) ==
-            cudaSuccess);
-    LaunchShape shape;
-    shape.block = dim3(Loop::kThreads);
-    shape.smem = Loop::kSmemBytes;
-    const auto& fits = gemm::detail::resident_clusters(kernel, shape, gpu_state().sm_count);
-    MESSAGE("resident clusters of 2, 3, 4 narrow-tile CTAs: " << fits[2] << ", " << fits[3] << ", " << fits[4]);
-    CHECK(fits[2] >= 1);
-  }
-  for (Shape s : {Shape{300, 1032, 7168}, Shape{37, 264, 6152}, Shape{129, 136, 14336}, Shape{70, 5376, 7168}}) {
+  for (Shape s : {Shape{300, 1032, 7168}, Shape{37, 264, 6152}, Shape{129, 136, 14336}, Shape{70, 5376, 7168},
+                  Shape{925, 5376, 7168}}) {
     CAPTURE(s.m);
     CAPTURE(s.n);
     CAPTURE(s.k);
     const DevMatrix a = random_device(DType::bf16, s.m, s.k, 1.0);
     const DevMatrix w = random_device(DType::bf16, s.n, s.k, 1.0 / std::sqrt(double(s.k)));
     std::vector<std::vector<unsigned char>> bits;
-    for (gemm::SplitKWay way : {gemm::SplitKWay::one_cta, gemm::SplitKWay::cluster, gemm::SplitKWay::automatic}) {
+    for (gemm::SplitKWay way : {gemm::SplitKWay::whole, gemm::SplitKWay::split, gemm::SplitKWay::automatic,
+                                gemm::SplitKWay::automatic}) {
       gemm::split_k_way() = way;
       const DevMatrix y = poisoned_output(DType::bf16, s.m, s.n);
       REQUIRE(gemm::linear(a.view(), w.view(), y.out()).ok());
       CHECK_LAUNCH();
-      if (way == gemm::SplitKWay::one_cta) {  // and right, against float64
+      if (way == gemm::SplitKWay::split) {  // and right, against float64
         const auto rows = sample_rows(s.m, fresh_seed());
-        check_close(fetch_written(y), ref_gemm(a.host, w.host, rows), "linear, K segments in one CTA");
+        check_close(fetch_written(y), ref_gemm(a.host, w.host, rows), "linear, K segments across CTAs");
       }
       bits.push_back(download_bytes(y));
     }
     CHECK(bits[0] == bits[1]);
     CHECK(bits[0] == bits[2]);
+    CHECK(bits[0] == bits[3]);
   }
+}
+
+GPU_TEST_CASE("linear: split tiles in a CUDA graph captured on a fresh stream") {
+  // A new stream's split-K workspace is allocated inside the capture (split_workspace.hpp); the
+  // graph's replays must find the arrival counters at 0 each time and give the eager call's bits.
+  const DevMatrix a = random_device(DType::bf16, 70, 7168, 1.0);
+  const DevMatrix w = random_device(DType::bf16, 1032, 7168, 1.0 / std::sqrt(7168.0));
+  const DevMatrix eager = poisoned_output(DType::bf16, 70, 1032), replayed = poisoned_output(DType::bf16, 70, 1032);
+  REQUIRE(gemm::linear(a.view(), w.view(), eager.out()).ok());
+  CHECK_LAUNCH();
+  cudaStream_t stream = nullptr;
+  REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess);
+  REQUIRE(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal) == cudaSuccess);
+  const Status st = gemm::linear(a.view(), w.view(), replayed.out(), {}, stream);
+  cudaGraph_t graph = nullptr;
+  REQUIRE(cudaStreamEndCapture(stream, &graph) == cudaSuccess);
+  CHECK_MESSAGE(st.ok(), st.message());
+  cudaGraphExec_t exec = nullptr;
+  REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+  for (int i = 0; i < 3; ++i) REQUIRE(cudaGraphLaunch(exec, stream) == cudaSuccess);
+  REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+  CHECK_LAUNCH();
+  CHECK(download_bytes(eager) == download_bytes(replayed));
+  REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
+  REQUIRE(cudaGraphDestroy(graph) == cudaSuccess);
+  REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
 }
 
 GPU_TEST_CASE("linear: a rejected call writes nothing") {

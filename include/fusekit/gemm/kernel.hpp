@@ -59,6 +59,10 @@ enum class GemmPath : std::uint8_t { automatic, portable, hopper };
 template <class T> using HopperMainLoop = MainLoopSm90<T, 2, 3>;
 // 128 x 128 tiles, 4 stages (128 KB of ring): for long, narrow weights (below).
 template <class T> using HopperNarrowMainLoop = MainLoopSm90<T, 1, 4>;
+// The same tiles and instructions (the same bits) with 7 stages, the staging tiles in the ring:
+// for narrow calls where every CTA runs one k-range (70 tokens: 126 CTAs, one K third each),
+// which stream the weight from HBM and need the bytes in flight.
+template <class T> using HopperNarrowDeepMainLoop = MainLoopSm90<T, 1, 7, true>;
 
 // Narrow tiles when 256-wide tiles would leave more than half the SMs without a tile column and K
 // is long (>= 6144: H3's out_proj and fc2, 21 columns, K = 7168 and 14336): twice the CTAs stream
@@ -97,9 +101,17 @@ Status launch_gemm(const GemmOperands<T>& op, const typename Epi::Params& params
   const std::int64_t n_tiles = Epi::n_tiles(params, op.n, kTileN);
   const GemmPath path = gemm_path().load(std::memory_order_relaxed);
   if (path != GemmPath::portable && detail::hopper_available<T, Epi>(device)) {
-    if (narrow_hopper_tiles(n_tiles, op.k, device.sm_count))
-      return detail::launch_sm90<T, HopperNarrowMainLoop<T>, Epi>(op, params, n_tiles, device, stream);
-    return detail::launch_sm90<T, HopperMainLoop<T>, Epi>(op, params, n_tiles, device, stream);
+    if (narrow_hopper_tiles(n_tiles, op.k, device.sm_count)) {
+      using Narrow = HopperNarrowMainLoop<T>;
+      SplitPlan plan;
+      FUSEKIT_TRY(detail::plan_k_segments<Narrow>(op.m, n_tiles, op.k, device, stream, plan));
+      if (detail::one_range_per_cta(plan, detail::tile_order<Narrow>(op.m, n_tiles).count(), device.sm_count))
+        return detail::launch_sm90<T, HopperNarrowDeepMainLoop<T>, Epi>(op, params, n_tiles, plan, device, stream);
+      return detail::launch_sm90<T, Narrow, Epi>(op, params, n_tiles, plan, device, stream);
+    }
+    SplitPlan whole;
+    whole.whole_tiles = detail::tile_order<HopperMainLoop<T>>(op.m, n_tiles).count();
+    return detail::launch_sm90<T, HopperMainLoop<T>, Epi>(op, params, n_tiles, whole, device, stream);
   }
   if (path == GemmPath::hopper)
     return {Errc::unsupported_device, "the Hopper GEMM path needs an sm_90a build on a compute capability 9.0 GPU"};

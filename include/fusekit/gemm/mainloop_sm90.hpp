@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace fusekit::gemm {
 
@@ -32,12 +33,17 @@ struct RingPosition {
   }
 };
 
-template <class T, int NSub, int Stages> struct MainLoopSm90 {
+// StagingInRing: the consumers stage into the ring's memory instead of a buffer of their own,
+// which leaves room for a deeper ring (more bytes in flight per SM, what few-row calls streaming
+// a weight from HBM need). Only for CTAs that run one k-range in all (the kernel's last item):
+// the ring must be drained before its memory is reused.
+template <class T, int NSub, int Stages, bool StagingInRing = false> struct MainLoopSm90 {
   static constexpr int kConsumers = 2;  // consumer warpgroups; warpgroup 0 is the producer
   static constexpr int kWgRows = 64;    // rows per consumer
   static constexpr int kNSub = NSub, kSubN = 128;  // epilogue N-tiles per CTA tile, their width
   static constexpr int BM = kConsumers * kWgRows, BN = NSub * kSubN, BK = 64, kStages = Stages;
   static constexpr int kThreads = 128 * (1 + kConsumers);
+  static constexpr bool kStagingInRing = StagingInRing;
   static_assert(sizeof(T) == 2, "wgmma here takes 16-bit operands");
 
   static constexpr int kABytes = BM * BK * 2, kBBytes = BN * BK * 2, kHalfBytes = kSubN / 2 * BK * 2;
@@ -46,16 +52,29 @@ template <class T, int NSub, int Stages> struct MainLoopSm90 {
   // half-warp's 8-byte fragment stores in distinct banks.
   static constexpr int kTileLd = kSubN + 8;
 
+  struct Staging {
+    alignas(16) float tiles[kConsumers][64 * kTileLd];
+  };
+  struct NoStaging {};
   struct SharedStorage {
     // Stage buffers first: TMA's 128-byte swizzle needs 1024-byte aligned boxes.
     alignas(1024) unsigned char a[kStages][kABytes];
     alignas(1024) unsigned char b[kStages][kBBytes];
-    alignas(16) float staging[kConsumers][64 * kTileLd];
+    std::conditional_t<StagingInRing, NoStaging, Staging> own;
     std::uint64_t full[kStages];   // the producer's copies have landed
     std::uint64_t empty[kStages];  // every consumer warp is done reading
-    typename ClusterSplitK<kConsumers>::Barriers split;
+    unsigned arrived[kConsumers];  // split tiles: a consumer's arrival count, shared with its group
   };
   static constexpr std::size_t kSmemBytes = sizeof(SharedStorage) + 1024;  // + room to align the base
+  static_assert(!StagingInRing || kConsumers * 64 * kTileLd * sizeof(float) <= sizeof(SharedStorage::a),
+                "the staging tiles fit in the ring's A stages");
+
+  __device__ static float* staging(SharedStorage& s, int cw) {
+    if constexpr (StagingInRing)
+      return reinterpret_cast<float*>(&s.a[0][0]) + cw * 64 * kTileLd;
+    else
+      return s.own.tiles[cw];
+  }
 
   __device__ static void init(SharedStorage& s) {
     for (int i = 0; i < kStages; ++i) {
@@ -116,12 +135,12 @@ template <class T, int NSub, int Stages> struct MainLoopSm90 {
 
   // Writes N-tile `sub` of consumer cw's fragment into its staging tile, or adds it to what an
   // earlier K segment left there (Fold::add: each thread reads back only what it wrote; the same
-  // additions as ClusterSplitK::reduce makes across a cluster), and describes the tile for the
+  // additions as SplitExchange makes across CTAs), and describes the tile for the
   // epilogue (64 rows from global row `row0`). The consumer's named barrier orders the writes.
   template <Fold kFold = Fold::store>
   __device__ static AccTile stage(SharedStorage& s, const Accumulators& acc, int cw, int sub, std::int64_t m,
                                   std::int64_t row0, const WeightRows& wr) {
-    float* tile = s.staging[cw];
+    float* tile = staging(s, cw);
     const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
     const int r = warp * 16 + lane / 4;
 #pragma unroll

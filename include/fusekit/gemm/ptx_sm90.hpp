@@ -26,47 +26,6 @@ using fusekit::ptx::mbarrier_arrive_expect_tx;
 using fusekit::ptx::mbarrier_init;
 using fusekit::ptx::mbarrier_wait;
 
-// ---- clusters: split-K partners exchange partial tiles through distributed shared memory ----
-__device__ __forceinline__ unsigned cluster_rank() {
-  unsigned r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-  return r;
-}
-__device__ __forceinline__ unsigned cluster_size() {
-  unsigned n;
-  asm volatile("mov.u32 %0, %%cluster_nctarank;\n" : "=r"(n));
-  return n;
-}
-// Every thread of every CTA of the cluster (all must take part: at kernel start and end).
-__device__ __forceinline__ void cluster_sync_all() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-}
-// One arrival on the same barrier in CTA `rank` of the cluster, releasing this thread's earlier
-// shared-memory accesses to that CTA (only this thread's: every thread that wrote arrives itself).
-__device__ __forceinline__ void mbarrier_arrive_remote(std::uint64_t* bar, unsigned rank) {
-  asm volatile(
-      "{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %0, %1;\n"
-      " fence.acq_rel.cluster;\n"
-      " mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_addr(bar)),
-      "r"(rank)
-      : "memory");
-}
-// Like mbarrier_wait, acquiring what the cluster's arrivals released.
-__device__ __forceinline__ void mbarrier_wait_cluster(std::uint64_t* bar, std::uint32_t parity) {
-  FUSEKIT_MBARRIER_WAIT(".acquire.cluster");
-}
-// A float4 at the same shared-memory offset in CTA `rank` of the cluster.
-__device__ __forceinline__ float4 ld_shared_cluster_f4(const void* local, unsigned rank) {
-  float4 v;
-  asm volatile(
-      "{\n .reg .b32 remote;\n mapa.shared::cluster.u32 remote, %4, %5;\n"
-      " ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [remote];\n}\n"
-      : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-      : "r"(smem_addr(local)), "r"(rank)
-      : "memory");
-  return v;
-}
-
 // ---- bulk tensor copy (TMA) ----
 __device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");

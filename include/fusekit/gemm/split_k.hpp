@@ -2,25 +2,29 @@
 // tile columns alone leave SMs idle (MiniMax-H3's out_proj and fc2: 42 columns of 128 on 132 SMs).
 //
 // Every output is the left fold of S partial sums, one per contiguous range of k-slices,
-// ((p0 + p1) + p2) + ..., each p_s summed by wgmma from zero in ascending k. Two ways run it:
-//  * one CTA computes p0, p1, ... in turn and folds each into its fp32 staging tile
-//    (`MainLoopSm90::stage<Fold::add>`), for calls with enough tiles to fill the GPU;
-//  * a cluster of S CTAs shares a tile, CTA s computing p_s; the partials meet in distributed
-//    shared memory, where CTA r sums a slice of the rows over the cluster in rank order and runs
-//    the epilogue on it (`ClusterSplitK`), for calls with few rows (70 tokens: 3 x 42 CTAs).
-// Both do the same float additions in the same order, so the bits do not depend on which ran, and
+// ((p0 + p1) + p2) + ..., each p_s summed by wgmma from zero in ascending k. A tile is run in
+// one of two ways:
+//  * whole: one CTA computes p0, p1, ... in turn and folds each into its fp32 staging tile
+//    (`MainLoopSm90::stage<Fold::add>`);
+//  * split: S CTAs each compute one p_s and publish it to a global workspace; whichever arrives
+//    last folds the S partials in segment order and runs the epilogue (`SplitExchange`). No CTA
+//    waits for another, so any grid and any residency works.
+// Both do the same float additions in the same order, so the bits do not depend on the way, and
 // S is chosen from N, K and the GPU alone (`choose_k_segments`): a row's result never depends on
-// how many rows share the call, yet few-row calls still keep every SM streaming the weight.
+// how many rows share the call. Split tiles fill what whole tiles leave idle: all of the grid at
+// 70 tokens (3 x 42 CTAs), the last, partial wave at 4096 tokens (`split_tail_tiles`).
 #pragma once
 
 #include "fusekit/core/dtype.hpp"
 #include "fusekit/gemm/epilogue/tile.hpp"
-#include "fusekit/gemm/ptx_sm90.hpp"
 
 #include <atomic>
 #include <cstdint>
 
 namespace fusekit::gemm {
+
+inline constexpr int kMaxKSegments = 4;
+inline constexpr int kMinSegmentSlices = 16;  // k-slices per segment: the ring must fill and drain
 
 // Contiguous ranges of a tile's k-slices; segment s is [s * k_blocks / count, (s + 1) * k_blocks / count).
 struct KSegments {
@@ -31,96 +35,124 @@ struct KSegments {
   }
 };
 
-// Where a tile's K segments meet: one CTA computes them in turn, or a cluster shares the tile.
-enum class KSum : std::uint8_t { one_cta, cluster };
-
 // How a segment's sum enters the running sum: the first segment stores, later ones add.
 enum class Fold : std::uint8_t { store, add };
 
-template <int Consumers> struct ClusterSplitK {
-  // Every thread of a consumer warpgroup arrives itself (kThreads per CTA): an arrival releases
-  // only the arriving thread's own accesses, so one thread arriving for the group would leave
-  // the others' writes (and reads) unordered for the partners.
-  static constexpr unsigned kThreads = 128;
-  struct Barriers {
-    std::uint64_t ready[Consumers];  // every partner staged its partial of this round
-    std::uint64_t freed[Consumers];  // every partner finished reading this CTA's partial
-  };
+// One unit of a persistent CTA's work: a whole tile (segment < 0), or one K segment of a split tile.
+struct WorkItem {
+  std::int64_t tile = 0;
+  int segment = -1;
+  std::int64_t split = -1;  // index among the split tiles: its workspace slots and arrival counters
+};
 
-  unsigned rank = 0, size = 1;
-  std::uint32_t round = 0;  // exchanges this consumer warpgroup has done
+// The kernel's plan: tiles [0, whole_tiles) of the tile order run whole, the rest split. The
+// workspace holds, per split tile and consumer warpgroup, one 64 x 128 fp32 partial per segment
+// and an arrival counter that is 0 between launches (the folding CTA resets it).
+struct SplitPlan {
+  static constexpr int kPartialFloats = 64 * 128;  // a consumer's staged 64 x 128 tile
+  KSegments segments;
+  std::int64_t whole_tiles = 0;
+  float* partials = nullptr;     // [split tiles][consumers][segments][kPartialFloats]
+  unsigned* arrivals = nullptr;  // [split tiles][consumers]
 
-  __device__ static void init(Barriers& b, unsigned size) {
-    for (int i = 0; i < Consumers; ++i) {
-      ptx::mbarrier_init(&b.ready[i], size * kThreads);
-      ptx::mbarrier_init(&b.freed[i], size * kThreads);
-    }
+  FUSEKIT_HD std::int64_t items(std::int64_t tiles) const {
+    return whole_tiles + (tiles - whole_tiles) * segments.count;
   }
-
-  // Before a consumer stages its next partial: every partner is done with the previous one.
-  __device__ void wait_freed(Barriers& b, int cw) const {
-    if (round > 0) ptx::mbarrier_wait_cluster(&b.freed[cw], (round - 1) & 1u);
-  }
-
-  // `t` holds this CTA's partial of a 64-row fragment (staged, group-synced; t.threads == kThreads). Sums this CTA's
-  // slice of rows over the cluster in rank order, in place, and narrows `t` to those rows.
-  __device__ void reduce(Barriers& b, int cw, AccTile& t) {
-    for (unsigned d = 0; d < size; ++d) ptx::mbarrier_arrive_remote(&b.ready[cw], d);
-    ptx::mbarrier_wait_cluster(&b.ready[cw], round & 1u);
-
-    const int slice = ((64 + int(size) - 1) / int(size) + 7) / 8 * 8;
-    const int r0 = int(rank) * slice, r1 = r0 + slice < t.rows ? r0 + slice : t.rows;
-    const int per_row = t.cols / 4, vectors = r1 > r0 ? (r1 - r0) * per_row : 0;
-    for (int i = t.thread; i < vectors; i += t.threads) {
-      float* p = &t.at(r0 + i / per_row, (i % per_row) * 4);
-      float4 sum = ptx::ld_shared_cluster_f4(p, 0);
-      for (unsigned s = 1; s < size; ++s) {  // the same additions, in the same order, as one CTA's fold
-        const float4 v = ptx::ld_shared_cluster_f4(p, s);
-        sum.x = sum.x + v.x, sum.y = sum.y + v.y, sum.z = sum.z + v.z, sum.w = sum.w + v.w;
-      }
-      *reinterpret_cast<float4*>(p) = sum;  // only this CTA reads its own slice's rows
-    }
-    for (unsigned d = 0; d < size; ++d) ptx::mbarrier_arrive_remote(&b.freed[cw], d);  // after my reads
-    t.sync();  // the tile's rows are summed before the epilogue reads them
-    ++round;
-
-    t.data += r0 * t.ld;
-    t.row0 += r0;
-    t.rows = r1 > r0 ? r1 - r0 : 0;
+  FUSEKIT_HD WorkItem item(std::int64_t i) const {
+    if (i < whole_tiles) return {i, -1, -1};
+    const std::int64_t u = i - whole_tiles, split = u / segments.count;
+    return {whole_tiles + split, static_cast<int>(u - split * segments.count), split};
   }
 };
 
-// ---- host side: how many segments, and which way to run them ----
+// A consumer warpgroup's side of a split tile: publish this segment's staged partial, count the
+// arrival, and fold all S partials if this was the last one.
+template <int Consumers> struct SplitExchange {
+  // `t`: this warpgroup's staged partial of segment `it.segment` (rows past M not copied). Returns
+  // true when this warpgroup arrived last; `t` then holds ((p0 + p1) + ...), the same additions
+  // in the same order as a whole tile's fold. `broadcast`: a shared word of this warpgroup.
+  __device__ static bool publish_or_fold(const SplitPlan& plan, const WorkItem& it, int cw, const AccTile& t,
+                                         unsigned* broadcast) {
+    const int count = plan.segments.count;
+    float* slots = plan.partials + ((it.split * Consumers + cw) * count) * std::int64_t(SplitPlan::kPartialFloats);
+    unsigned* arrivals = plan.arrivals + it.split * Consumers + cw;
+    const int vectors = t.rows * 32;  // 32 float4 per 128-column row
+    float4* mine = reinterpret_cast<float4*>(slots + it.segment * SplitPlan::kPartialFloats);
+    for (int i = t.thread; i < vectors; i += t.threads)
+      __stcg(mine + i, *reinterpret_cast<const float4*>(&t.at(i >> 5, (i & 31) * 4)));
+    __threadfence();  // each thread's partial is visible GPU-wide before the group's arrival
+    t.sync();
+    if (t.thread == 0) {
+      unsigned before;
+      asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;\n" : "=r"(before) : "l"(arrivals) : "memory");
+      if (before == unsigned(count - 1)) *arrivals = 0;  // every partner has arrived: ready for the next launch
+      *broadcast = before;
+    }
+    t.sync();  // the acquiring arrival comes before the group's reads of the partners' partials
+    if (*broadcast != unsigned(count - 1)) return false;
+    // The partners' partials come from L2: a chunk's loads all go out before any is used, so the
+    // fold takes 4 round trips, not one per vector (64 rows: 16 a thread).
+    constexpr int kChunk = 4;  // 8 spills under the 168-register cap ptxas works to
+    for (int first = t.thread; first < vectors; first += kChunk * t.threads) {
+      float4 v[kChunk][kMaxKSegments];
+#pragma unroll
+      for (int j = 0; j < kChunk; ++j) {
+        const int i = first + j * t.threads;
+#pragma unroll
+        for (int s = 0; s < kMaxKSegments; ++s)
+          if (i < vectors && s < count && s != it.segment)
+            v[j][s] = __ldcg(reinterpret_cast<const float4*>(slots + s * SplitPlan::kPartialFloats) + i);
+      }
+#pragma unroll
+      for (int j = 0; j < kChunk; ++j) {
+        const int i = first + j * t.threads;
+        if (i >= vectors) break;
+        float4* own = reinterpret_cast<float4*>(&t.at(i >> 5, (i & 31) * 4));
+        const float4 mine_v = *own;
+        float4 sum = it.segment == 0 ? mine_v : v[j][0];
+#pragma unroll
+        for (int s = 1; s < kMaxKSegments; ++s) {
+          if (s >= count) break;
+          const float4 p = s == it.segment ? mine_v : v[j][s];
+          sum.x = sum.x + p.x, sum.y = sum.y + p.y, sum.z = sum.z + p.z, sum.w = sum.w + p.w;
+        }
+        *own = sum;  // each thread rewrites only what it read
+      }
+    }
+    t.sync();  // the tile is summed before the epilogue reads it
+    return true;
+  }
+};
 
-inline constexpr int kMaxKSegments = 4;
-inline constexpr int kMinSegmentSlices = 16;  // k-slices per segment: the ring must fill and drain
+// ---- host side: how many segments, and which tiles to split ----
 
 // Segments for a weight of `columns` CTA tile columns and `k_blocks` k-slices: the most (up to 4)
-// that still give every SM at most one CTA for a single row of tiles, with every column's
-// cluster resident at once (`fits[s]`: clusters of s CTAs the GPU runs together) and at least
+// that still give every SM at most one CTA for a single row of split tiles, with at least
 // kMinSegmentSlices k-slices each. Depends on N, K and the GPU only, never on M.
-constexpr int choose_k_segments(std::int64_t columns, int k_blocks, int sm_count,
-                                const int (&fits)[kMaxKSegments + 1]) {
+constexpr int choose_k_segments(std::int64_t columns, int k_blocks, int sm_count) {
   int best = 1;
   for (int s = 2; s <= kMaxKSegments; ++s)
-    if (columns * s <= sm_count && fits[s] >= columns && k_blocks / s >= kMinSegmentSlices) best = s;
+    if (columns * s <= sm_count && k_blocks / s >= kMinSegmentSlices) best = s;
   return best;
 }
 
-// A cluster per tile when its waves of shorter tiles finish in at most 3/4 of the time one CTA
-// per tile takes (70 tokens: 1 wave of 1/3-tiles against 1 wave of whole ones); one CTA
-// per tile otherwise (925 tokens: 8 waves of thirds against 3 whole waves). Only the speed depends
-// on this choice, not the bits.
-constexpr bool cluster_split(std::int64_t tiles, int segments, int fits, int sm_count) {
-  if (segments < 2 || fits < 1) return false;
-  const std::int64_t cluster_waves = (tiles + fits - 1) / fits, cta_waves = (tiles + sm_count - 1) / sm_count;
-  return 4 * cluster_waves <= 3 * segments * cta_waves;
+// How many of the last tiles to split: those of the last, partial wave of whole tiles, when
+// their S-th parts spread over the grid finish in at most half the time of the whole wave they
+// replace (the exchange and the shorter k-ranges cost the rest). 70 tokens: 42 tiles, one wave of
+// thirds for all; 4096 tokens: 1344 tiles, 10 whole waves, then the last 24 tiles in thirds;
+// 925 tokens: 336 tiles, whose last 72 would take 2 waves of thirds, measured no faster than one
+// whole wave (H200, 2026-12-01), so they run whole. Only the speed depends on this, not the bits.
+constexpr std::int64_t split_tail_tiles(std::int64_t tiles, int segments, int sm_count) {
+  if (segments < 2 || sm_count < 1) return 0;
+  const std::int64_t tail = tiles % sm_count;
+  const std::int64_t waves_of_parts = (tail * segments + sm_count - 1) / sm_count;
+  return 2 * waves_of_parts <= segments ? tail : 0;
 }
 
-// Process-wide override of that choice, for tests that compare both ways bit for bit and for
-// benchmarks. `unsplit` sums K in one segment: faster for large M, but the bits of long, narrow
-// weights then differ from the default's (measurements only).
-enum class SplitKWay : std::uint8_t { automatic, one_cta, cluster, unsplit };
+// Process-wide override of that choice, for tests that compare the ways bit for bit and for
+// benchmarks: every tile whole, every tile split, or K in one segment (`unsplit`: the bits of
+// long, narrow weights then differ from the default's; measurements only).
+enum class SplitKWay : std::uint8_t { automatic, whole, split, unsplit };
 inline std::atomic<SplitKWay>& split_k_way() {
   static std::atomic<SplitKWay> way{SplitKWay::automatic};
   return way;
