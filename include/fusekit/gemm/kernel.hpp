@@ -57,6 +57,9 @@ enum class GemmPath : std::uint8_t { automatic, portable, hopper };
 // 128 x 256 CTA tiles (two epilogue N-tiles), 3 stages of 64-deep k-slices: 144 KB of ring plus
 // 68 KB of fp32 staging for the two consumers' epilogues.
 template <class T> using HopperMainLoop = MainLoopSm90<T, 2, 3>;
+// The same tiles with 4 stages, the staging tiles in the ring: for calls with at most one tile per
+// SM (70 tokens: qkv_proj's 84, fc1's 112), which stream the weight from HBM.
+template <class T> using HopperDeepMainLoop = MainLoopSm90<T, 2, 4, true>;
 // 128 x 128 tiles, 4 stages (128 KB of ring): for long, narrow weights (below).
 template <class T> using HopperNarrowMainLoop = MainLoopSm90<T, 1, 4>;
 // The same tiles and instructions (the same bits) with 7 stages, the staging tiles in the ring:
@@ -111,6 +114,8 @@ Status launch_gemm(const GemmOperands<T>& op, const typename Epi::Params& params
     }
     SplitPlan whole;
     whole.whole_tiles = detail::tile_order<HopperMainLoop<T>>(op.m, n_tiles).count();
+    if (detail::one_range_per_cta(whole, whole.whole_tiles, device.sm_count))
+      return detail::launch_sm90<T, HopperDeepMainLoop<T>, Epi>(op, params, n_tiles, whole, device, stream);
     return detail::launch_sm90<T, HopperMainLoop<T>, Epi>(op, params, n_tiles, whole, device, stream);
   }
   if (path == GemmPath::hopper)

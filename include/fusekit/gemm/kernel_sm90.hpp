@@ -41,7 +41,11 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
   auto& s = *reinterpret_cast<Storage*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
   // Only narrow tiles cut K (their staging tile holds a consumer's whole accumulator).
   constexpr bool kSegmented = MainLoop::kNSub == 1;
-  static_assert(kSegmented || !MainLoop::kStagingInRing, "staging in the ring needs one k-range per CTA");
+  // Where the staging tiles are ring memory, both consumers must be done reading the ring before
+  // either stages (the launcher gives every CTA a single k-range, so nothing refills it).
+  auto ring_drained = [] {
+    if constexpr (MainLoop::kStagingInRing) asm volatile("bar.sync 3, 256;\n" ::: "memory");
+  };
   if (threadIdx.x == 0) MainLoop::init(s);
   __syncthreads();
 
@@ -107,9 +111,7 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
           int begin, end;
           plan.segments.range(seg, k_blocks, begin, end);
           MainLoop::consume(s, pos, begin, end, cw, acc);
-          // The staging tiles are ring memory: both consumers must be done reading the ring
-          // (this CTA's only k-range; the launcher guarantees it).
-          if constexpr (MainLoop::kStagingInRing) asm volatile("bar.sync 3, 256;\n" ::: "memory");
+          ring_drained();
           if (!rows_here) continue;
           tile = seg == first ? MainLoop::stage(s, acc, cw, 0, extent.m, row0, wr[0])
                               : MainLoop::template stage<Fold::add>(s, acc, cw, 0, extent.m, row0, wr[0]);
@@ -121,6 +123,7 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
         Epi::apply(params, tile);
       } else {
         MainLoop::consume(s, pos, 0, k_blocks, cw, acc);
+        ring_drained();
         if (!rows_here) continue;
 #pragma unroll
         for (int sub = 0; sub < MainLoop::kNSub; ++sub) {

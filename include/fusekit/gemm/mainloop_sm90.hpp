@@ -66,8 +66,10 @@ template <class T, int NSub, int Stages, bool StagingInRing = false> struct Main
     unsigned arrived[kConsumers];  // split tiles: a consumer's arrival count, shared with its group
   };
   static constexpr std::size_t kSmemBytes = sizeof(SharedStorage) + 1024;  // + room to align the base
-  static_assert(!StagingInRing || kConsumers * 64 * kTileLd * sizeof(float) <= sizeof(SharedStorage::a),
-                "the staging tiles fit in the ring's A stages");
+  static_assert(offsetof(SharedStorage, b) == sizeof(SharedStorage::a), "the ring is one block: A stages, then W");
+  static_assert(!StagingInRing ||
+                    kConsumers * 64 * kTileLd * sizeof(float) <= sizeof(SharedStorage::a) + sizeof(SharedStorage::b),
+                "the staging tiles fit in the ring");
 
   __device__ static float* staging(SharedStorage& s, int cw) {
     if constexpr (StagingInRing)
