@@ -57,15 +57,17 @@ enum class GemmPath : std::uint8_t { automatic, portable, hopper };
 // 128 x 256 CTA tiles (two epilogue N-tiles), 3 stages of 64-deep k-slices: 144 KB of ring plus
 // 68 KB of fp32 staging for the two consumers' epilogues.
 template <class T> using HopperMainLoop = MainLoopSm90<T, 2, 3>;
-// The same tiles with 4 stages, the staging tiles in the ring: for calls with at most one tile per
-// SM (70 tokens: qkv_proj's 84, fc1's 112), which stream the weight from HBM.
-template <class T> using HopperDeepMainLoop = MainLoopSm90<T, 2, 4, true>;
+// Calls of at most kFewRows rows with at most one tile per SM (70 tokens: qkv_proj's 84, fc1's
+// 112) stream the weight from HBM: the same tiles with 72-row A stages (41 KB instead of 48) and
+// the staging tiles in the drained ring fit 5 stages instead of 3.
+inline constexpr std::int64_t kFewRows = 72;
+template <class T> using HopperDeepMainLoop = MainLoopSm90<T, 2, 5, true, kFewRows>;
 // 128 x 128 tiles, 4 stages (128 KB of ring): for long, narrow weights (below).
 template <class T> using HopperNarrowMainLoop = MainLoopSm90<T, 1, 4>;
-// The same tiles and instructions (the same bits) with 7 stages, the staging tiles in the ring:
-// for narrow calls where every CTA runs one k-range (70 tokens: 126 CTAs, one K third each),
-// which stream the weight from HBM and need the bytes in flight.
-template <class T> using HopperNarrowDeepMainLoop = MainLoopSm90<T, 1, 7, true>;
+// The same tiles and instructions (the same bits) with 72-row A stages and the staging tiles in
+// the ring: 9 stages instead of 4, for narrow calls of at most kFewRows rows where every CTA runs
+// one k-range (70 tokens: 126 CTAs, one K third each).
+template <class T> using HopperNarrowDeepMainLoop = MainLoopSm90<T, 1, 9, true, kFewRows>;
 
 // Narrow tiles when 256-wide tiles would leave more than half the SMs without a tile column and K
 // is long (>= 6144: H3's out_proj and fc2, 21 columns, K = 7168 and 14336): twice the CTAs stream
@@ -108,13 +110,14 @@ Status launch_gemm(const GemmOperands<T>& op, const typename Epi::Params& params
       using Narrow = HopperNarrowMainLoop<T>;
       SplitPlan plan;
       FUSEKIT_TRY(detail::plan_k_segments<Narrow>(op.m, n_tiles, op.k, device, stream, plan));
-      if (detail::one_range_per_cta(plan, detail::tile_order<Narrow>(op.m, n_tiles).count(), device.sm_count))
+      if (op.m <= kFewRows &&
+          detail::one_range_per_cta(plan, detail::tile_order<Narrow>(op.m, n_tiles).count(), device.sm_count))
         return detail::launch_sm90<T, HopperNarrowDeepMainLoop<T>, Epi>(op, params, n_tiles, plan, device, stream);
       return detail::launch_sm90<T, Narrow, Epi>(op, params, n_tiles, plan, device, stream);
     }
     SplitPlan whole;
     whole.whole_tiles = detail::tile_order<HopperMainLoop<T>>(op.m, n_tiles).count();
-    if (detail::one_range_per_cta(whole, whole.whole_tiles, device.sm_count))
+    if (op.m <= kFewRows && detail::one_range_per_cta(whole, whole.whole_tiles, device.sm_count))
       return detail::launch_sm90<T, HopperDeepMainLoop<T>, Epi>(op, params, n_tiles, whole, device, stream);
     return detail::launch_sm90<T, HopperMainLoop<T>, Epi>(op, params, n_tiles, whole, device, stream);
   }

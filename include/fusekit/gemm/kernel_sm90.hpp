@@ -188,7 +188,7 @@ template <class T, class MainLoop, class Epi>
 Status launch_sm90(const GemmOperands<T>& op, const typename Epi::Params& params, std::int64_t n_tiles,
                    const SplitPlan& plan, const DeviceInfo& device, cudaStream_t stream) {
   CUtensorMap a_map, w_map;
-  FUSEKIT_TRY(make_tensor_map_sw128(a_map, op.a, tensor_map_type<T>(), op.m, op.k, op.lda, MainLoop::BM));
+  FUSEKIT_TRY(make_tensor_map_sw128(a_map, op.a, tensor_map_type<T>(), op.m, op.k, op.lda, MainLoop::kARows));
   FUSEKIT_TRY(make_tensor_map_sw128(w_map, op.w, tensor_map_type<T>(), op.n, op.k, op.ldw, MainLoop::kSubN / 2));
   const TileOrder order = tile_order<MainLoop>(op.m, n_tiles);
   auto* kernel = &gemm_kernel_sm90<MainLoop, Epi>;

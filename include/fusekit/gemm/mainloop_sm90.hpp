@@ -37,7 +37,11 @@ struct RingPosition {
 // which leaves room for a deeper ring (more bytes in flight per SM, what few-row calls streaming
 // a weight from HBM need). Only for CTAs that run one k-range in all (the kernel's last item):
 // the ring must be drained before its memory is reused.
-template <class T, int NSub, int Stages, bool StagingInRing = false> struct MainLoopSm90 {
+// ARows (0: BM): the rows of A a stage holds. Fewer (72 for calls of at most 72 rows) shrink the
+// stage, so more fit; the second consumer's wgmma then reads rows past the box from whatever
+// shared memory follows (inside this CTA's allocation), and those accumulator rows, beyond M,
+// are never stored.
+template <class T, int NSub, int Stages, bool StagingInRing = false, int ARows = 0> struct MainLoopSm90 {
   static constexpr int kConsumers = 2;  // consumer warpgroups; warpgroup 0 is the producer
   static constexpr int kWgRows = 64;    // rows per consumer
   static constexpr int kNSub = NSub, kSubN = 128;  // epilogue N-tiles per CTA tile, their width
@@ -46,7 +50,9 @@ template <class T, int NSub, int Stages, bool StagingInRing = false> struct Main
   static constexpr bool kStagingInRing = StagingInRing;
   static_assert(sizeof(T) == 2, "wgmma here takes 16-bit operands");
 
-  static constexpr int kABytes = BM * BK * 2, kBBytes = BN * BK * 2, kHalfBytes = kSubN / 2 * BK * 2;
+  static constexpr int kARows = ARows > 0 ? ARows : BM;  // also the A tensor map's box height
+  static_assert(kARows % 8 == 0 && kARows <= BM && kARows * BK * 2 % 1024 == 0, "A stages stay 1024-byte aligned");
+  static constexpr int kABytes = kARows * BK * 2, kBBytes = BN * BK * 2, kHalfBytes = kSubN / 2 * BK * 2;
   static constexpr int kStageBytes = kABytes + kBBytes;
   // fp32 staging of one 64 x 128 epilogue tile per consumer; +8 floats per row keeps the
   // half-warp's 8-byte fragment stores in distinct banks.
