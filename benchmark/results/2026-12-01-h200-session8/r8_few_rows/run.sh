@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Session 8, call 8: 72-row A stages for calls of at most 72 rows (9 narrow / 5 wide stages).
+# GPU suite, memcheck, racecheck, the 70-token linears alternating with 556d2cb twice, the full
+# suite once, the layer report.
+set -u
+d=$(cd "$(dirname "$0")" && pwd)
+for f in "$d"/*.xz; do
+  xz -d -k -f "$f" 2>/dev/null || python3 -c "import lzma,sys; open(sys.argv[1][:-3],'wb').write(lzma.open(sys.argv[1]).read())" "$f"
+done
+chmod +x "$d"/fusekit_* "$d"/lr/*
+export LD_LIBRARY_PATH=$d
+o=$OUT/r8; mkdir -p $o
+SECONDS=0
+timeout 200 $d/fusekit_test_gemm > $o/test_gemm_hopper.log 2>&1; echo "test rc=$? $(grep -E 'test cases|assertions' $o/test_gemm_hopper.log | tr '\n' ' ') t=$SECONDS"
+grep -E "ERROR|FAILED" $o/test_gemm_hopper.log | head -10
+cases='linear:*,linear_glu:*,linear_residual:*,HeadRmsNorm*,linear_qkv:*,fc1_swiglu: the tiny*,out_proj and fc2: the tiny*'
+timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 $d/fusekit_test_gemm -tc="$cases" > $o/sanitize_memcheck.log 2>&1
+echo "memcheck rc=$? $(grep -E 'ERROR SUMMARY' $o/sanitize_memcheck.log | tail -1) $(grep 'test cases' $o/sanitize_memcheck.log) t=$SECONDS"
+timeout 120 compute-sanitizer --tool racecheck --error-exitcode 9 $d/fusekit_test_gemm -tc='linear_qkv:*,fc1_swiglu: the tiny*,linear_glu:*,linear: long K*' > $o/sanitize_racecheck.log 2>&1
+echo "racecheck rc=$? $(grep -E 'RACECHECK SUMMARY' $o/sanitize_racecheck.log | tail -1) $(grep 'test cases' $o/sanitize_racecheck.log) t=$SECONDS"
+run() { # name bin [extra]
+  timeout 100 $2 --require-gpu ${3:-} --benchmark_filter="${F:-gpu_throughput}" --benchmark_out=$o/bench_$1.json --benchmark_out_format=json > $o/bench_$1.txt 2> $o/bench_$1.log
+  echo "$1 rc=$? t=$SECONDS"
+}
+run new1 $d/fusekit_bench_gemm
+export F='tokens=70/.*gpu_throughput'
+run old1 $d/fusekit_bench_gemm_old --skip-ceilings
+run new2 $d/fusekit_bench_gemm --skip-ceilings
+run old2 $d/fusekit_bench_gemm_old --skip-ceilings
+O=$o python3 $d/ab.py new1 old1 new2 old2 | tee $o/ab.txt
+OUT=$o/lr bash tools/h200_layer_report.sh $d/lr 2>&1 | tail -n 28
+echo "t=$SECONDS"
+cd $OUT && tar czf r8.tgz r8
