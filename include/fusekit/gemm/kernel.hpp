@@ -110,14 +110,14 @@ Status launch_gemm(const GemmOperands<T>& op, const typename Epi::Params& params
       using Narrow = HopperNarrowMainLoop<T>;
       SplitPlan plan;
       FUSEKIT_TRY(detail::plan_k_segments<Narrow>(op.m, n_tiles, op.k, device, stream, plan));
-      if (op.m <= kFewRows &&
-          detail::one_range_per_cta(plan, detail::tile_order<Narrow>(op.m, n_tiles).count(), device.sm_count))
+      const std::int64_t tiles = detail::tile_order<Narrow>(op.m, n_tiles).count();
+      if (detail::few_rows_one_range(plan, op.m, kFewRows, tiles, device.sm_count))
         return detail::launch_sm90<T, HopperNarrowDeepMainLoop<T>, Epi>(op, params, n_tiles, plan, device, stream);
       return detail::launch_sm90<T, Narrow, Epi>(op, params, n_tiles, plan, device, stream);
     }
     SplitPlan whole;
     whole.whole_tiles = detail::tile_order<HopperMainLoop<T>>(op.m, n_tiles).count();
-    if (op.m <= kFewRows && detail::one_range_per_cta(whole, whole.whole_tiles, device.sm_count))
+    if (detail::few_rows_one_range(whole, op.m, kFewRows, whole.whole_tiles, device.sm_count))
       return detail::launch_sm90<T, HopperDeepMainLoop<T>, Epi>(op, params, n_tiles, whole, device, stream);
     return detail::launch_sm90<T, HopperMainLoop<T>, Epi>(op, params, n_tiles, whole, device, stream);
   }

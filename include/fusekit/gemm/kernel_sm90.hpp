@@ -156,7 +156,6 @@ Status plan_k_segments(std::int64_t m, std::int64_t n_tiles, std::int64_t k, con
                        cudaStream_t stream, SplitPlan& plan) {
   const TileOrder order = tile_order<MainLoop>(m, n_tiles);
   plan = SplitPlan{};
-  plan.whole_tiles = order.count();
   const int k_blocks = static_cast<int>((k + MainLoop::BK - 1) / MainLoop::BK);
   const SplitKWay way = split_k_way().load(std::memory_order_relaxed);
   if (way != SplitKWay::unsplit) plan.segments.count = choose_k_segments(order.n_tiles, k_blocks, device.sm_count);
@@ -176,10 +175,12 @@ Status plan_k_segments(std::int64_t m, std::int64_t n_tiles, std::int64_t k, con
   return {};
 }
 
-// Whether every CTA of the persistent grid runs a single k-range (one item, not a folded whole
-// tile): then the ring may hold the staging tiles (MainLoopSm90's StagingInRing).
-inline bool one_range_per_cta(const SplitPlan& plan, std::int64_t tiles, int sm_count) {
-  return plan.items(tiles) <= sm_count && (plan.segments.count == 1 || plan.whole_tiles == 0);
+// Whether a call takes a few-row deep kernel: at most `few_rows` rows (its A stages' height), and
+// every CTA of the persistent grid runs a single k-range (one item, not a folded whole tile), so
+// the ring may hold the staging tiles (MainLoopSm90's StagingInRing).
+inline bool few_rows_one_range(const SplitPlan& plan, std::int64_t m, std::int64_t few_rows, std::int64_t tiles,
+                               int sm_count) {
+  return m <= few_rows && plan.items(tiles) <= sm_count && (plan.segments.count == 1 || plan.whole_tiles == 0);
 }
 
 // n_tiles: the epilogue's 128-column N-tiles (a CTA tile holds MainLoop::kNSub of them). `plan`
