@@ -38,7 +38,11 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
 #ifdef FUSEKIT_SM90A
   using Storage = typename MainLoop::SharedStorage;
   extern __shared__ unsigned char smem_raw[];
-  auto& s = *reinterpret_cast<Storage*>((reinterpret_cast<std::uintptr_t>(smem_raw) + 1023) & ~std::uintptr_t(1023));
+  // Aligned by pointer arithmetic on the shared array, not through an integer, so the compiler
+  // still knows the storage is shared memory: the epilogue's tile accesses are then LDS/STS with
+  // 32-bit addresses, not generic loads with 64-bit address math.
+  const unsigned misalign = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw)) % 1024u;
+  auto& s = *reinterpret_cast<Storage*>(smem_raw + (1024u - misalign) % 1024u);
   // Only narrow tiles cut K (their staging tile holds a consumer's whole accumulator).
   constexpr bool kSegmented = MainLoop::kNSub == 1;
   // Where the staging tiles are ring memory, both consumers must be done reading the ring before
@@ -101,6 +105,15 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
       typename MainLoop::Accumulators acc;
       const std::int64_t row0 = m_tile * MainLoop::BM + cw * MainLoop::kWgRows;
       const bool rows_here = row0 < extent.m;  // uniform over the warpgroup
+      // A consumer with no rows in the tile (the last M-tile of 925 rows, calls of <= 64 rows)
+      // only hands the stages back, and the other multiplies alone: no tensor work on rows that
+      // are never stored.
+      auto multiply = [&](int begin, int end) {
+        if (rows_here)
+          MainLoop::consume(s, pos, begin, end, cw, acc);
+        else
+          MainLoop::pass(s, pos, begin, end);
+      };
       if constexpr (kSegmented) {
         // A whole tile folds its segments into the staging tile in turn; a split tile's item
         // stages its one segment and meets the others in the workspace.
@@ -110,7 +123,7 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
         for (int seg = first; seg <= last; ++seg) {
           int begin, end;
           plan.segments.range(seg, k_blocks, begin, end);
-          MainLoop::consume(s, pos, begin, end, cw, acc);
+          multiply(begin, end);
           ring_drained();
           if (!rows_here) continue;
           tile = seg == first ? MainLoop::stage(s, acc, cw, 0, extent.m, row0, wr[0])
@@ -122,7 +135,7 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
           continue;  // a partner folds this tile
         Epi::apply(params, tile);
       } else {
-        MainLoop::consume(s, pos, 0, k_blocks, cw, acc);
+        multiply(0, k_blocks);
         ring_drained();
         if (!rows_here) continue;
 #pragma unroll

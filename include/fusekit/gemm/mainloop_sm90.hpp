@@ -141,6 +141,16 @@ template <class T, int NSub, int Stages, bool StagingInRing = false, int ARows =
     for (int i = 0; i < BN / 2; ++i) ptx::fence_registers(acc.v[i]);
   }
 
+  // A consumer with no rows in the tile: takes k-slices [kb_begin, kb_end) off the ring without
+  // reading them (the stage goes back once it has landed, so the ring stays in step).
+  __device__ static void pass(SharedStorage& s, RingPosition& pos, int kb_begin, int kb_end) {
+    for (int kb = kb_begin; kb < kb_end; ++kb) {
+      ptx::mbarrier_wait(&s.full[pos.stage], pos.phase);
+      if (threadIdx.x % 32 == 0) ptx::mbarrier_arrive(&s.empty[pos.stage]);
+      pos.advance<kStages>();
+    }
+  }
+
   // Writes N-tile `sub` of consumer cw's fragment into its staging tile, or adds it to what an
   // earlier K segment left there (Fold::add: each thread reads back only what it wrote; the same
   // additions as SplitExchange makes across CTAs), and describes the tile for the

@@ -2,7 +2,8 @@
 // CTA b takes tiles b, b + grid, b + 2 * grid, ... of a grouped order: bands of kGroupN N-tiles,
 // and inside a band every M-tile before the next, the band's N-tiles side by side. One wave of
 // 132 CTAs then covers about 8 N-tiles x 16 M-tiles, so both its W rows and its A rows are
-// read from HBM about once and then served from L2.
+// read from HBM about once and then served from L2. (Moving a short last M-tile's cheap tiles
+// to the end, to balance the CTAs, was measured slower: their W rows came from HBM again.)
 #pragma once
 
 #include "fusekit/core/dtype.hpp"
