@@ -268,9 +268,9 @@ inline LayerResult measure_qkv(const LayerContext& ctx, const BlockWeights& w, s
   fused_into(first, ctx.stream);
   fused_into(again, ctx.stream);
 
-  // Three separate GEMMs on the diffusers to_q / to_k / to_v: q and k through a norm + rotary
-  // epilogue of their own, v plain.
-  using NormRotary = gemm::Epilogue<gemm::HeadRmsNorm<bf16_t>, gemm::Rotary, gemm::StoreRows<bf16_t>>;
+  // Three separate GEMMs on the diffusers to_q / to_k / to_v: q and k through the qkv node on
+  // one part each (its norm + rotary), v plain.
+  using Heads = gemm::QkvHeads<bf16_t, bf16_t>;
   const DevTensor separate[3] = {poisoned(DType::bf16, m, part), poisoned(DType::bf16, m, part),
                                  poisoned(DType::bf16, m, part)};
   const DevTensor* thirds[2] = {&w.to_q, &w.to_k};
@@ -278,11 +278,17 @@ inline LayerResult measure_qkv(const LayerContext& ctx, const BlockWeights& w, s
   for (int i = 0; i < 2; ++i) {
     const gemm::GemmOperands<bf16_t> op{h.as<const bf16_t>(), thirds[i]->as<const bf16_t>(), m, part, d.hidden,
                                         d.hidden, d.hidden};
-    const NormRotary::Params p({norms[i]->as<const bf16_t>(), d.eps, d.head_dim, 0, part},
-                               {cos.as<const float>(), sin.as<const float>(), d.rotary_dim, d.rotary_dim, d.rotary_dim,
-                                d.head_dim, 0, part},
-                               {separate[i].as<bf16_t>(), part});
-    throw_if_failed(gemm::launch_gemm<bf16_t, NormRotary>(op, p, ctx.device, ctx.stream), "separate q/k GEMM");
+    Heads::Params p;
+    p.parts[0] = {separate[i].as<bf16_t>(), part, norms[i]->as<const bf16_t>(), true};
+    p.count = 1;
+    p.part_cols = part;
+    p.head_dim = d.head_dim;
+    p.eps = d.eps;
+    p.cos = cos.as<const float>(), p.sin = sin.as<const float>();
+    p.ld_cos = p.ld_sin = p.rot_dim = d.rotary_dim;
+    throw_if_failed(gemm::launch_gemm<bf16_t, gemm::Epilogue<Heads>>(op, gemm::Epilogue<Heads>::Params(p), ctx.device,
+                                                                      ctx.stream),
+                    "separate q/k GEMM");
   }
   throw_if_failed(gemm::linear(h.view(), w.to_v.view(), separate[2].out(), {}, ctx.stream), "separate v GEMM");
 

@@ -1,9 +1,11 @@
 // GPU tests of the QKV epilogue: per-head RMSNorm and rotary as single nodes (composed here
-// into custom epilogues, no kernel touched), linear_qkv, and the qkv_proj preset at every H3
-// token count; fused qkv == three separate GEMMs on the thirds of W, bitwise.
+// into custom epilogues, no kernel touched), the QkvHeads node on both of its paths,
+// linear_qkv, and the qkv_proj preset at every H3 token count; fused qkv == three separate
+// GEMMs on the thirds of W, bitwise.
 #include "fusekit/gemm.hpp"
 #include "gemm_testing.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace fusekit;
@@ -71,6 +73,65 @@ GPU_TEST_CASE("HeadRmsNorm and Rotary alone, composed into custom epilogues") {
   }
 }
 
+// QkvHeads on three parts of two heads each (q: norm + rotary, k: norm + rotary, v: plain), on
+// random cos/sin tables whose halves differ (so x1/x2 mix-ups show). 128-wide heads with rot_dim
+// a multiple of 8 take the warp-per-head path, the rest the composed nodes; a padded table row
+// (ld = rot + 1) takes the scalar table loads. One part alone == the same part inside three.
+GPU_TEST_CASE("QkvHeads: warp-per-head and composed paths, odd tables, one part == three parts") {
+  const std::int64_t m = 45, k = 136;
+  struct Case {
+    int head_dim, rot;
+    bool padded_table;
+  };
+  for (const Case c : {Case{128, 96, false}, Case{128, 128, false}, Case{128, 40, true}, Case{128, 0, false},
+                       Case{128, 100, false}, Case{64, 48, true}, Case{32, 24, false}}) {
+    for (DType out_t : {DType::bf16, DType::f32}) {
+      CAPTURE(c.head_dim);
+      CAPTURE(c.rot);
+      CAPTURE(c.padded_table);
+      const std::int64_t part = 2 * c.head_dim, n = 3 * part, ld_table = c.rot + (c.padded_table ? 1 : 0);
+      const DevMatrix a = random_device(DType::bf16, m, k, 1.0), w = random_device(DType::bf16, n, k, 0.1);
+      const DevMatrix qn = random_device(DType::bf16, 1, c.head_dim, 0.2, 1.0), kn = random_device(DType::bf16, 1, c.head_dim, 0.2, 1.0);
+      const DevMatrix cos = random_device(DType::f32, m, std::max<std::int64_t>(ld_table, 1), 0.6),
+                      sin = random_device(DType::f32, m, std::max<std::int64_t>(ld_table, 1), 0.6);
+      DevMatrix out[3] = {poisoned_output(out_t, m, part), poisoned_output(out_t, m, part), poisoned_output(out_t, m, part)};
+      auto launch = [&]<class OutT>(OutT) {
+        using Heads = QkvHeads<bf16_t, OutT>;
+        typename Heads::Params p;
+        const DevMatrix* norms[3] = {&qn, &kn, nullptr};
+        for (int i = 0; i < 3; ++i)
+          p.parts[i] = {static_cast<OutT*>(out[i].buf.get()), part,
+                        norms[i] ? static_cast<const bf16_t*>(norms[i]->buf.get()) : nullptr, i < 2};
+        p.part_cols = part;
+        p.head_dim = c.head_dim;
+        p.cos = static_cast<const float*>(cos.buf.get()), p.sin = static_cast<const float*>(sin.buf.get());
+        p.ld_cos = p.ld_sin = ld_table;
+        p.rot_dim = c.rot;
+        CHECK(Heads::whole_head_lanes(p) == (c.head_dim == 128 && c.rot % 8 == 0));
+        run_custom<Epilogue<Heads>>(a, w.buf.as<bf16_t>(), n, typename Epilogue<Heads>::Params(p));
+        // The k part alone, on W's middle third.
+        DevMatrix alone = poisoned_output(out_t, m, part);
+        typename Heads::Params one = p;
+        one.parts[0] = {static_cast<OutT*>(alone.buf.get()), part, static_cast<const bf16_t*>(kn.buf.get()), true};
+        one.count = 1;
+        run_custom<Epilogue<Heads>>(a, w.buf.as<bf16_t>() + part * k, part, typename Epilogue<Heads>::Params(one));
+        CHECK_MESSAGE(bitwise_equal(alone, out[1]), "k alone != k inside q, k, v");
+      };
+      if (out_t == DType::f32)
+        launch(float{});
+      else
+        launch(bf16_t{});
+      const auto rows = sample_rows(m, 0);
+      Ref ref = ref_gemm(a.host, w.host, rows);
+      ref_head_rmsnorm(ref, 0, part, c.head_dim, qn.host, 1e-5);
+      ref_head_rmsnorm(ref, part, 2 * part, c.head_dim, kn.host, 1e-5);
+      if (c.rot > 0) ref_rotary(ref, 0, 2 * part, c.head_dim, c.rot, cos.host, sin.host);
+      const char* names[3] = {"q", "k", "v"};
+      for (int i = 0; i < 3; ++i) check_close(fetch_written(out[i]), cols_of(ref, i * part, part), names[i]);
+    }
+  }
+}
+
 GPU_TEST_CASE("linear_qkv: tiny configuration, with and without norm and rotary, f32 output") {
   const H3Dims d = H3Dims::tiny();
   const std::int64_t part = d.heads * d.head_dim;
@@ -128,17 +189,21 @@ GPU_TEST_CASE("qkv_proj: every H3 token count; fused == separate thirds; repeata
                 .ok());
     CHECK_LAUNCH();
 
-    // Three separate GEMMs on the thirds of W: q and k through a norm + rotary epilogue, v plain.
-    using NormRotary = Epilogue<HeadRmsNorm<bf16_t>, Rotary, StoreRows<bf16_t>>;
+    // Three separate GEMMs on the thirds of W: q and k through the qkv node on one part each, v plain.
+    using Heads = QkvHeads<bf16_t, bf16_t>;
     DevMatrix sep[3] = {poisoned_output(DType::bf16, m, part), poisoned_output(DType::bf16, m, part),
                         poisoned_output(DType::bf16, m, part)};
     const ConstVec* norms[2] = {&q_norm, &k_norm};
     for (int i = 0; i < 2; ++i) {
-      const NormRotary::Params p({static_cast<const bf16_t*>(norms[i]->data), d.eps, d.head_dim, 0, part},
-                                 {static_cast<const float*>(cos.buf.get()), static_cast<const float*>(sin.buf.get()),
-                                  d.rotary_dim, d.rotary_dim, d.rotary_dim, d.head_dim, 0, part},
-                                 {static_cast<bf16_t*>(sep[i].buf.get()), part});
-      run_custom<NormRotary>(h, w_ptr + i * part * d.hidden, part, p);
+      Heads::Params p;
+      p.parts[0] = {static_cast<bf16_t*>(sep[i].buf.get()), part, static_cast<const bf16_t*>(norms[i]->data), true};
+      p.count = 1;
+      p.part_cols = part;
+      p.head_dim = d.head_dim;
+      p.eps = d.eps;
+      p.cos = static_cast<const float*>(cos.buf.get()), p.sin = static_cast<const float*>(sin.buf.get());
+      p.ld_cos = p.ld_sin = p.rot_dim = d.rotary_dim;
+      run_custom<Epilogue<Heads>>(h, w_ptr + i * part * d.hidden, part, Epilogue<Heads>::Params(p));
     }
     REQUIRE(linear(h.view(), {w_ptr + 2 * part * d.hidden, DType::bf16, part, d.hidden, 0}, sep[2].out()).ok());
     CHECK_LAUNCH();

@@ -10,9 +10,8 @@
 #include "fusekit/gemm/epilogue/bias.hpp"
 #include "fusekit/gemm/epilogue/epilogue.hpp"
 #include "fusekit/gemm/epilogue/glu.hpp"
-#include "fusekit/gemm/epilogue/head_rmsnorm.hpp"
+#include "fusekit/gemm/epilogue/qkv_heads.hpp"
 #include "fusekit/gemm/epilogue/residual.hpp"
-#include "fusekit/gemm/epilogue/rotary.hpp"
 #include "fusekit/gemm/epilogue/store.hpp"
 #include "fusekit/gemm/kernel.hpp"
 #include "fusekit/gemm/validate.hpp"
@@ -198,19 +197,21 @@ inline Status linear_qkv(const ConstRows& a, const ConstRows& w, const QkvOutput
   for (int i = 0; i < 3; ++i)
     FUSEKIT_TRY(detail::check_disjoint(op, names[i], *outs[i], names[(i + 1) % 3], *outs[(i + 1) % 3]));
   return detail::dispatch(op, a, w, out.q.dtype, stream, [&]<class T, class OutT>(const detail::Launcher<T>& gemm, OutT) {
-    using Epi = Epilogue<HeadRmsNorm<T>, HeadRmsNorm<T>, Rotary, StoreSplit3<OutT>>;
-    const typename HeadRmsNorm<T>::Params q_norm{detail::ptr<T>(opt.q_norm), opt.eps, hd, 0, part};
-    const typename HeadRmsNorm<T>::Params k_norm{detail::ptr<T>(opt.k_norm), opt.eps, hd, part, 2 * part};
-    const Rotary::Params rotary{opt.rotary_dim > 0 ? detail::ptr<float>(opt.cos) : nullptr,
-                                detail::ptr<float>(opt.sin), opt.cos.row_stride(), opt.sin.row_stride(),
-                                opt.rotary_dim, hd, 0, 2 * part};
-    typename StoreSplit3<OutT>::Params store;
-    for (int i = 0; i < 3; ++i) {
-      store.out[i] = detail::ptr<OutT>(*outs[i]);
-      store.ld[i] = outs[i]->row_stride();
+    using Heads = QkvHeads<T, OutT>;
+    typename Heads::Params heads;
+    const ConstVec* norms[3] = {&opt.q_norm, &opt.k_norm, nullptr};
+    for (int i = 0; i < 3; ++i)
+      heads.parts[i] = {detail::ptr<OutT>(*outs[i]), outs[i]->row_stride(), norms[i] ? detail::ptr<T>(*norms[i]) : nullptr,
+                        i < 2};
+    heads.part_cols = part;
+    heads.head_dim = hd;
+    heads.eps = opt.eps;
+    if (opt.rotary_dim > 0) {
+      heads.cos = detail::ptr<float>(opt.cos), heads.sin = detail::ptr<float>(opt.sin);
+      heads.ld_cos = opt.cos.row_stride(), heads.ld_sin = opt.sin.row_stride();
+      heads.rot_dim = opt.rotary_dim;
     }
-    store.part = part;
-    return gemm.template run<Epi>(typename Epi::Params(q_norm, k_norm, rotary, store));
+    return gemm.template run<Epilogue<Heads>>(typename Epilogue<Heads>::Params(heads));
   });
 }
 
