@@ -134,9 +134,33 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
             !SplitExchange<MainLoop::kConsumers>::publish_or_fold(plan, it, cw, tile, &s.arrived[cw]))
           continue;  // a partner folds this tile
         Epi::apply(params, tile);
-      } else {
+      } else if constexpr (MainLoop::kStagingInRing) {
+        // Few rows, one tile per CTA: the second consumer holds at most 8 of the rows, so the
+        // consumers stage every N-tile into the drained ring first (no accumulator stays live
+        // through the epilogue), side by side, and all 8 warps share the epilogue of the CTA's
+        // rows instead of the first consumer's 4 warps doing nearly all of it.
+        static_assert(MainLoop::kNSub <= 2, "the N-tile select below takes wr[0] or wr[1]");
         multiply(0, k_blocks);
         ring_drained();
+        const std::int64_t m0 = row0 - cw * MainLoop::kWgRows;
+#pragma unroll
+        for (int sub = 0; sub < MainLoop::kNSub; ++sub)
+          if (rows_here && n_tile * MainLoop::kNSub + sub < sub_tiles)
+            MainLoop::template stage<Fold::store, false>(s, acc, cw, sub, extent.m, row0, wr[sub], sub);
+        // Both consumers' rows staged. The only barrier here: a consumer's own 128-thread barrier
+        // would be used by one consumer alone where the other has no rows, which racecheck
+        // (CUDA 13.0) reports as hazards across the shared barrier that follows.
+        asm volatile("bar.sync 3, 256;\n" ::: "memory");
+#pragma unroll 1
+        for (int sub = 0; sub < MainLoop::kNSub; ++sub) {
+          if (n_tile * MainLoop::kNSub + sub >= sub_tiles) break;
+          const WeightRows source = sub == 0 ? wr[0] : wr[MainLoop::kNSub - 1];  // kNSub == 2; wr stays in registers
+          AccTile tile = AccTile::staged(MainLoop::staging(s, 0, sub), MainLoop::kTileLd, m0, extent.m - m0,
+                                         MainLoop::BM, MainLoop::kSubN / 2, source, threadIdx.x - 128, 256, 3);
+          Epi::apply(params, tile);  // ends with the 256 threads' barrier
+        }
+      } else {
+        multiply(0, k_blocks);
         if (!rows_here) continue;
 #pragma unroll
         for (int sub = 0; sub < MainLoop::kNSub; ++sub) {

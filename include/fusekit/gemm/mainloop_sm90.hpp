@@ -73,13 +73,15 @@ template <class T, int NSub, int Stages, bool StagingInRing = false, int ARows =
   };
   static constexpr std::size_t kSmemBytes = sizeof(SharedStorage) + 1024;  // + room to align the base
   static_assert(offsetof(SharedStorage, b) == sizeof(SharedStorage::a), "the ring is one block: A stages, then W");
-  static_assert(!StagingInRing ||
-                    kConsumers * 64 * kTileLd * sizeof(float) <= sizeof(SharedStorage::a) + sizeof(SharedStorage::b),
+  static_assert(!StagingInRing || NSub * kConsumers * 64 * kTileLd * sizeof(float) <=
+                                       sizeof(SharedStorage::a) + sizeof(SharedStorage::b),
                 "the staging tiles fit in the ring");
 
-  __device__ static float* staging(SharedStorage& s, int cw) {
+  // Consumer cw's staging tile; in the ring there is room for one per N-tile (`slot`), so a
+  // few-row CTA stages all of its accumulators before its epilogue (consumer tiles adjacent).
+  __device__ static float* staging(SharedStorage& s, int cw, int slot = 0) {
     if constexpr (StagingInRing)
-      return reinterpret_cast<float*>(&s.a[0][0]) + cw * 64 * kTileLd;
+      return reinterpret_cast<float*>(&s.a[0][0]) + (slot * kConsumers + cw) * 64 * kTileLd;
     else
       return s.own.tiles[cw];
   }
@@ -155,10 +157,11 @@ template <class T, int NSub, int Stages, bool StagingInRing = false, int ARows =
   // earlier K segment left there (Fold::add: each thread reads back only what it wrote; the same
   // additions as SplitExchange makes across CTAs), and describes the tile for the
   // epilogue (64 rows from global row `row0`). The consumer's named barrier orders the writes.
-  template <Fold kFold = Fold::store>
+  // kSync = false leaves the ordering of the writes to the caller (a wider barrier follows).
+  template <Fold kFold = Fold::store, bool kSync = true>
   __device__ static AccTile stage(SharedStorage& s, const Accumulators& acc, int cw, int sub, std::int64_t m,
-                                  std::int64_t row0, const WeightRows& wr) {
-    float* tile = staging(s, cw);
+                                  std::int64_t row0, const WeightRows& wr, int slot = 0) {
+    float* tile = staging(s, cw, slot);
     const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
     const int r = warp * 16 + lane / 4;
 #pragma unroll
@@ -176,7 +179,7 @@ template <class T, int NSub, int Stages, bool StagingInRing = false, int ARows =
       }
     }
     const AccTile out = AccTile::staged(tile, kTileLd, row0, m - row0, 64, kSubN / 2, wr, t, 128, 1 + cw);
-    out.sync();
+    if constexpr (kSync) out.sync();
     return out;
   }
 };
