@@ -96,7 +96,7 @@ template <class T, class OutT> struct QkvHeads {
     const float sign = lane < half ? -1.f : 1.f;  // x1' = x1 cos - x2 sin;  x2' = x2 cos + x1 sin
     for (int h0 = 0; h0 + p.head_dim <= t.cols; h0 += p.head_dim) {
       const std::int64_t gc = t.col0 + h0;
-      const int s = int(gc >= p.part_cols) + int(gc >= 2 * p.part_cols);  // gc / part_cols, count <= 3
+      const int s = part_of(gc, p.part_cols);
       if (s >= p.count) return;
       const Part part = part_at(p, s);
       const bool rotate = part.rotary && rotary_table;
@@ -163,7 +163,7 @@ template <class T, class OutT> struct QkvHeads {
     // As StoreSplit3, reading the parts in place (its Params built here would live on the stack).
     for_each_chunk8(t, [&](int r, int c, const float (&v)[8]) {
       const std::int64_t gc = t.col0 + c;
-      const int s = int(gc >= p.part_cols) + int(gc >= 2 * p.part_cols);
+      const int s = part_of(gc, p.part_cols);
       const Part part = part_at(p, s);
       store8(part.out + (t.row0 + r) * part.ld + (gc - s * p.part_cols), v);
     });

@@ -38,6 +38,12 @@ template <class OutT> struct StoreRows {
   }
 };
 
+// Which of three `part`-wide column ranges holds global column gc: gc / part for gc < 3 * part,
+// without a 64-bit division.
+__device__ __forceinline__ int part_of(std::int64_t gc, std::int64_t part) {
+  return int(gc >= part) + int(gc >= 2 * part);
+}
+
 // Output columns [0, 3 * part) go to three buffers of `part` columns each: q, k, v.
 template <class OutT> struct StoreSplit3 {
   struct Params {
@@ -48,7 +54,7 @@ template <class OutT> struct StoreSplit3 {
   __device__ static void apply(const Params& p, AccTile& t) {
     for_each_chunk8(t, [&](int r, int c, const float (&v)[8]) {
       const std::int64_t gc = t.col0 + c;
-      const int s = int(gc >= p.part) + int(gc >= 2 * p.part);  // gc / part, without a 64-bit division
+      const int s = part_of(gc, p.part);
       store8(p.out[s] + (t.row0 + r) * p.ld[s] + (gc - s * p.part), v);
     });
   }
