@@ -139,18 +139,18 @@ GPU_TEST_CASE("linear_residual: an index outside the gate table makes its row Na
 GPU_TEST_CASE("out_proj: every H3 token count, in place, vs float64 and cuBLASLt") {
   const gemm::H3Dims d;
   const DevMatrix w = random_device(DType::bf16, d.hidden, d.heads * d.head_dim, 1.0 / std::sqrt(7168.0));
-  for (std::int64_t m : {1, 37, 70, 925, 4096}) run_gated_preset(gemm::out_proj, "out_proj", w, m, d);
+  for (std::int64_t m : {1, 37, 70, 925, 4096}) run_gated_preset(gemm::out_proj<>, "out_proj", w, m, d);
 }
 
 GPU_TEST_CASE("fc2: every H3 token count, in place, vs float64 and cuBLASLt") {
   const gemm::H3Dims d;
   const DevMatrix w = random_device(DType::bf16, d.hidden, d.ffn, 1.0 / std::sqrt(double(d.ffn)));
-  for (std::int64_t m : {1, 37, 70, 925, 4096}) run_gated_preset(gemm::fc2, "fc2", w, m, d);
+  for (std::int64_t m : {1, 37, 70, 925, 4096}) run_gated_preset(gemm::fc2<>, "fc2", w, m, d);
 }
 
 GPU_TEST_CASE("out_proj and fc2: the tiny fixture configuration") {
   const gemm::H3Dims d = gemm::H3Dims::tiny();
-  run_gated_preset(gemm::out_proj, "out_proj tiny", random_device(DType::bf16, d.hidden, d.heads * d.head_dim, 0.125),
+  run_gated_preset(gemm::out_proj<>, "out_proj tiny", random_device(DType::bf16, d.hidden, d.heads * d.head_dim, 0.125),
                    9, d);
-  run_gated_preset(gemm::fc2, "fc2 tiny", random_device(DType::bf16, d.hidden, d.ffn, 0.09), 9, d);
+  run_gated_preset(gemm::fc2<>, "fc2 tiny", random_device(DType::bf16, d.hidden, d.ffn, 0.09), 9, d);
 }

@@ -2,6 +2,11 @@
 // every argument (validate.hpp), then launches Y = A * W^T with its epilogue. A is [M, K],
 // W is [N, K] (nn.Linear layout), bf16 or f16; outputs are in A's dtype or f32; fp32 accumulation.
 // M = 0 is a no-op. Any failed check returns a Status and writes nothing.
+//
+// Each entry point is a template (one defaulted parameter, never named by callers) only so that
+// a translation unit compiles the kernels of the entry points it calls: an inline function
+// instantiates every kernel its body names wherever its header is included. Calls look the same;
+// to pass an entry point as a function, name it with empty brackets: `fusekit::gemm::linear<>`.
 #pragma once
 
 #include "fusekit/core/status.hpp"
@@ -105,8 +110,9 @@ Status dispatch(const char* op, const ConstRows& a, const ConstRows& w, DType ou
 }  // namespace detail
 
 // out [M, N] = act(A W^T + bias).
-inline Status linear(const ConstRows& a, const ConstRows& w, const Rows& out, const LinearOptions& opt = {},
-                     cudaStream_t stream = nullptr) {
+template <int = 0>  // see the note at the top
+Status linear(const ConstRows& a, const ConstRows& w, const Rows& out, const LinearOptions& opt = {},
+              cudaStream_t stream = nullptr) {
   constexpr const char* op = "linear";
   FUSEKIT_TRY(detail::check_operands(op, a, w));
   FUSEKIT_TRY(detail::check_result(op, "out", out, w.rows, a, w));
@@ -119,8 +125,9 @@ inline Status linear(const ConstRows& a, const ConstRows& w, const Rows& out, co
 }
 
 // out [M, N / 2] = act(gate) * value, gate and value the row halves of W (see GluOrder).
-inline Status linear_glu(const ConstRows& a, const ConstRows& w, const Rows& out, const GluOptions& opt = {},
-                         cudaStream_t stream = nullptr) {
+template <int = 0>  // see the note at the top
+Status linear_glu(const ConstRows& a, const ConstRows& w, const Rows& out, const GluOptions& opt = {},
+                  cudaStream_t stream = nullptr) {
   constexpr const char* op = "linear_glu";
   FUSEKIT_TRY(detail::check_operands(op, a, w));
   if (w.rows % 16 != 0)
@@ -136,8 +143,9 @@ inline Status linear_glu(const ConstRows& a, const ConstRows& w, const Rows& out
 
 // out [M, N] = residual + gate[idx[row]] * act(A W^T + bias). residual has out's dtype and may be
 // out itself (in place); it must not otherwise overlap out.
-inline Status linear_residual(const ConstRows& a, const ConstRows& w, const ConstRows& residual, const Rows& out,
-                              const ResidualOptions& opt = {}, cudaStream_t stream = nullptr) {
+template <int = 0>  // see the note at the top
+Status linear_residual(const ConstRows& a, const ConstRows& w, const ConstRows& residual, const Rows& out,
+                       const ResidualOptions& opt = {}, cudaStream_t stream = nullptr) {
   constexpr const char* op = "linear_residual";
   FUSEKIT_TRY(detail::check_operands(op, a, w));
   FUSEKIT_TRY(detail::check_result(op, "out", out, w.rows, a, w));
@@ -166,8 +174,9 @@ inline Status linear_residual(const ConstRows& a, const ConstRows& w, const Cons
 
 // q, k, v = split(A W^T); q and k: per-head RMSNorm, then rotary on the first rotary_dim
 // channels of each head; v passes through.
-inline Status linear_qkv(const ConstRows& a, const ConstRows& w, const QkvOutputs& out, const QkvOptions& opt,
-                         cudaStream_t stream = nullptr) {
+template <int = 0>  // see the note at the top
+Status linear_qkv(const ConstRows& a, const ConstRows& w, const QkvOutputs& out, const QkvOptions& opt,
+                  cudaStream_t stream = nullptr) {
   constexpr const char* op = "linear_qkv";
   FUSEKIT_TRY(detail::check_operands(op, a, w));
   const int hd = opt.head_dim;

@@ -34,9 +34,10 @@ inline Status check_dims(const char* op, const char* name, const ConstRows& v, s
 
 // Steps 2-4: q, k, v = split(h W^T); q, k: per-head RMSNorm (q_norm, k_norm), rotary on the
 // first rotary_dim channels (rotate-half, cos/sin f32 [M, rotary_dim]).
-inline Status qkv_proj(const ConstRows& h, const ConstRows& w, const QkvOutputs& out, const ConstVec& q_norm,
-                       const ConstVec& k_norm, const ConstRows& cos, const ConstRows& sin, cudaStream_t stream = nullptr,
-                       const H3Dims& d = {}) {
+template <int = 0>  // as in linear.hpp: kernels compile where called
+Status qkv_proj(const ConstRows& h, const ConstRows& w, const QkvOutputs& out, const ConstVec& q_norm,
+                const ConstVec& k_norm, const ConstRows& cos, const ConstRows& sin, cudaStream_t stream = nullptr,
+                const H3Dims& d = {}) {
   FUSEKIT_TRY(detail::check_dims("qkv_proj", "w", w, 3 * std::int64_t(d.heads) * d.head_dim, d.hidden));
   if (!q_norm.present() || !k_norm.present()) return {Errc::null_pointer, "qkv_proj: q_norm and k_norm are required"};
   QkvOptions opt;
@@ -52,8 +53,9 @@ inline Status qkv_proj(const ConstRows& h, const ConstRows& w, const QkvOutputs&
 }
 
 // Step 6, in place on the residual stream: x = x + gate_msa[idx[row]] * (attn W^T).
-inline Status out_proj(const ConstRows& attn, const ConstRows& w, const Rows& x, const ConstRows& gate_msa,
-                       const std::int32_t* idx, cudaStream_t stream = nullptr, const H3Dims& d = {}) {
+template <int = 0>  // as in linear.hpp: kernels compile where called
+Status out_proj(const ConstRows& attn, const ConstRows& w, const Rows& x, const ConstRows& gate_msa,
+                const std::int32_t* idx, cudaStream_t stream = nullptr, const H3Dims& d = {}) {
   FUSEKIT_TRY(detail::check_dims("out_proj", "w", w, d.hidden, std::int64_t(d.heads) * d.head_dim));
   if (gate_msa.data == nullptr) return {Errc::null_pointer, "out_proj: gate_msa is required"};
   ResidualOptions opt;
@@ -64,8 +66,9 @@ inline Status out_proj(const ConstRows& attn, const ConstRows& w, const Rows& x,
 
 // Step 8: out [M, ffn] = silu(h W_gate^T) * (h W_value^T). W native [gate; value]; pass
 // GluOrder::value_gate for the diffusers checkpoint's [value; gate].
-inline Status fc1_swiglu(const ConstRows& h, const ConstRows& w, const Rows& out,
-                         GluOrder order = GluOrder::gate_value, cudaStream_t stream = nullptr, const H3Dims& d = {}) {
+template <int = 0>  // as in linear.hpp: kernels compile where called
+Status fc1_swiglu(const ConstRows& h, const ConstRows& w, const Rows& out,
+                  GluOrder order = GluOrder::gate_value, cudaStream_t stream = nullptr, const H3Dims& d = {}) {
   FUSEKIT_TRY(detail::check_dims("fc1_swiglu", "w", w, 2 * std::int64_t(d.ffn), d.hidden));
   GluOptions opt;
   opt.act = Activation::silu;
@@ -74,8 +77,9 @@ inline Status fc1_swiglu(const ConstRows& h, const ConstRows& w, const Rows& out
 }
 
 // Step 9, in place on the residual stream: x = x + gate_mlp[idx[row]] * (a W^T).
-inline Status fc2(const ConstRows& a, const ConstRows& w, const Rows& x, const ConstRows& gate_mlp,
-                  const std::int32_t* idx, cudaStream_t stream = nullptr, const H3Dims& d = {}) {
+template <int = 0>  // as in linear.hpp: kernels compile where called
+Status fc2(const ConstRows& a, const ConstRows& w, const Rows& x, const ConstRows& gate_mlp,
+           const std::int32_t* idx, cudaStream_t stream = nullptr, const H3Dims& d = {}) {
   FUSEKIT_TRY(detail::check_dims("fc2", "w", w, d.hidden, d.ffn));
   if (gate_mlp.data == nullptr) return {Errc::null_pointer, "fc2: gate_mlp is required"};
   ResidualOptions opt;
