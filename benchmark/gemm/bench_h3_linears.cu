@@ -201,6 +201,33 @@ Instance make_instance(const Linear& L, std::int64_t m, Impl impl, int sets) {
   return inst;
 }
 
+// FUSEKIT_SEGMENT_TILES=narrow|wide forces the tile width of long, narrow weights (kernel.hpp's
+// choose_segment_tiles; the bits are the same), to measure the widths against each other.
+void apply_segment_tiles_override() {
+  const char* tiles = std::getenv("FUSEKIT_SEGMENT_TILES");
+  if (tiles == nullptr) return;
+  const std::string t = tiles;
+  gemm::segment_tiles() = t == "narrow" ? gemm::SegmentTiles::narrow
+                          : t == "wide" ? gemm::SegmentTiles::wide
+                                        : gemm::SegmentTiles::automatic;
+  std::fprintf(stderr, "fusekit_bench_gemm: FUSEKIT_SEGMENT_TILES=%s\n", tiles);
+}
+
+// FUSEKIT_GEMM_TOKENS=128,256,... replaces the token counts (70, 925, 4096), for sweeps over M.
+std::vector<std::int64_t> token_counts() {
+  const char* list = std::getenv("FUSEKIT_GEMM_TOKENS");
+  if (list == nullptr) return {std::begin(kTokens), std::end(kTokens)};
+  std::vector<std::int64_t> out;
+  for (const char* p = list; *p != '\0';) {
+    char* end = nullptr;
+    const long long v = std::strtoll(p, &end, 10);
+    if (end == p || v <= 0) throw std::runtime_error(std::string("FUSEKIT_GEMM_TOKENS: not a list of positive counts: ") + list);
+    out.push_back(v);
+    p = *end == ',' ? end + 1 : end;
+  }
+  return out;
+}
+
 // FUSEKIT_SPLIT_K=unsplit|whole|split forces how long, narrow weights cut K (split_k.hpp),
 // to measure the choices against each other; unset, the library decides.
 void apply_split_k_override() {
@@ -216,8 +243,9 @@ void apply_split_k_override() {
 
 void register_h3_linears() {
   apply_split_k_override();
+  apply_segment_tiles_override();
   for (const Linear& L : kLinears)
-    for (std::int64_t m : kTokens)
+    for (std::int64_t m : token_counts())
       for (Impl impl : {Impl::fused, Impl::bare, Impl::cublaslt}) {
         const bool fused = impl == Impl::fused;
         CaseSpec spec;

@@ -183,13 +183,38 @@ TEST_CASE("tile selection: 64-row tiles for short M or too few 128-row tiles") {
   CHECK(select_tile(4096, 168, 132) == TileKind::large);
 }
 
-TEST_CASE("Hopper tile width: narrow tiles only for long K and few tile columns, never by M") {
-  CHECK(narrow_hopper_tiles(42, 7168, 132));    // out_proj: 21 wide-tile columns
-  CHECK(narrow_hopper_tiles(42, 14336, 132));   // fc2
-  CHECK(!narrow_hopper_tiles(168, 5376, 132));  // qkv_proj
-  CHECK(!narrow_hopper_tiles(224, 5376, 132));  // fc1 (GLU tiles)
-  CHECK(!narrow_hopper_tiles(56, 5376, 132));   // a q, k or v third: same tiles as the fused qkv
-  CHECK(!narrow_hopper_tiles(168, 7168, 132));  // enough columns for every SM
+TEST_CASE("K segments: long K and few tile columns, decided by N and K, never by M") {
+  CHECK(k_segmented_weight(42, 7168, 132));    // out_proj: 21 wide-tile columns
+  CHECK(k_segmented_weight(42, 14336, 132));   // fc2
+  CHECK(!k_segmented_weight(168, 5376, 132));  // qkv_proj
+  CHECK(!k_segmented_weight(224, 5376, 132));  // fc1 (GLU tiles)
+  CHECK(!k_segmented_weight(56, 5376, 132));   // a q, k or v third: same tiles as the fused qkv
+  CHECK(!k_segmented_weight(168, 7168, 132));  // enough columns for every SM
+}
+
+TEST_CASE("K segments: the tile width from the modeled time of both plans") {
+  // 925 tokens: 336 narrow tiles take 3 whole waves (336 k-slices on the busiest CTA); 168 wide
+  // tiles one whole wave and a wave of thirds ((112 + 38) x 1.95 + 40).
+  const int sms = 132;
+  CHECK(choose_segment_tiles(925, 42, 7168, sms) == SegmentTiles::wide);
+  CHECK(choose_segment_tiles(925, 42, 14336, sms) == SegmentTiles::wide);
+  CHECK(choose_segment_tiles(640, 42, 7168, sms) == SegmentTiles::wide);
+  CHECK(choose_segment_tiles(2048, 42, 7168, sms) == SegmentTiles::narrow);  // 5 narrow waves + a split tail
+  CHECK(choose_segment_tiles(4096, 42, 14336, sms) == SegmentTiles::narrow);
+  CHECK(choose_segment_tiles(384, 42, 7168, sms) == SegmentTiles::narrow);   // 126 narrow tiles: one whole wave
+  CHECK(choose_segment_tiles(128, 42, 7168, sms) == SegmentTiles::narrow);   // 126 narrow thirds: one wave
+  CHECK(choose_segment_tiles(70, 42, 7168, sms) == SegmentTiles::narrow);
+  SplitPlan plan;  // 336 whole tiles of 112 k-slices: CTAs 0..71 run 3
+  plan.whole_tiles = 336;
+  plan.segments.count = 3;
+  CHECK(busiest_cta_slices(plan, 336, 112, sms, 1.0, 20) == doctest::Approx(336));
+  plan.whole_tiles = 132;  // 168 wide tiles, the last 36 in thirds (38 k-slices each)
+  CHECK(busiest_cta_slices(plan, 168, 112, sms, 2.0, 10) == doctest::Approx(2 * (112 + 38) + 10));
+  plan.whole_tiles = 0;  // 42 tiles in thirds on 126 CTAs
+  CHECK(busiest_cta_slices(plan, 42, 112, sms, 1.0, 0) == doctest::Approx(38));
+  const SplitPlan wide = fusekit::gemm::detail::segment_plan(TileOrder{8, 21}, 42, 112, sms, SplitKWay::automatic);
+  CHECK(wide.segments.count == 3);  // from the 42 narrow columns, not the 21 wide ones (which would give 4)
+  CHECK(wide.whole_tiles == 132);
 }
 
 TEST_CASE("K segments: from N, K and the GPU only; split tiles only where they finish sooner") {

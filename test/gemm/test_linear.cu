@@ -110,7 +110,7 @@ GPU_TEST_CASE("linear: repeatable bitwise across runs and independent of the til
 GPU_TEST_CASE("linear: long K and few columns (narrow Hopper tiles), odd sizes, batch invariant") {
   // K >= 6144 with few tile columns takes 128 x 128 tiles on the Hopper path (out_proj/fc2's
   // regime); odd M and N, and a K that is not a multiple of the 64-deep k-slice.
-  REQUIRE(gemm::narrow_hopper_tiles(2, 6152, gpu_state().sm_count));
+  REQUIRE(gemm::k_segmented_weight(2, 6152, gpu_state().sm_count));
   for (Shape s : {Shape{1, 136, 6152}, Shape{129, 264, 14336}})
     run_linear(DType::bf16, s, Activation::identity, false, DType::bf16);
   const DevMatrix a = random_device(DType::bf16, 300, 7168, 1.0);
@@ -123,15 +123,21 @@ GPU_TEST_CASE("linear: long K and few columns (narrow Hopper tiles), odd sizes, 
   CHECK(std::equal(b1.begin(), b1.end(), b.begin()));  // row 0 alone == row 0 of 300
 }
 
-GPU_TEST_CASE("linear: K segments summed in one CTA or across CTAs give the same bits") {
+GPU_TEST_CASE("linear: K segments summed in one CTA or across CTAs, on either tile width, give the same bits") {
   // Long, narrow weights cut K into segments (split_k.hpp). A tile runs whole (one CTA folds its
   // segments) or split (a CTA per segment, folded in a global workspace); few rows split every
-  // tile, many rows only the last wave's. Every way must give every row the same bits, or a
-  // row's result would depend on how many rows share the call. Each shape runs each way, forced,
-  // and the default twice (the second finds the arrival counters the first left behind).
+  // tile, many rows only the last wave's. Tiles are 128 x 128 (folded in shared memory) or
+  // 128 x 256 (folded through the registers and global memory, fragment_fold.hpp), chosen by M.
+  // Every way must give every row the same bits, or a row's result would depend on how many
+  // rows share the call. Each shape runs each way on each width, forced, and the default twice
+  // (the second finds the arrival counters and running sums the first left behind).
   struct Way {
     gemm::SplitKWay saved = gemm::split_k_way().load();
-    ~Way() { gemm::split_k_way() = saved; }
+    gemm::SegmentTiles tiles = gemm::segment_tiles().load();
+    ~Way() {
+      gemm::split_k_way() = saved;
+      gemm::segment_tiles() = tiles;
+    }
   } restore;
   for (Shape s : {Shape{300, 1032, 7168}, Shape{37, 264, 6152}, Shape{129, 136, 14336}, Shape{70, 5376, 7168},
                   Shape{925, 5376, 7168}}) {
@@ -141,21 +147,31 @@ GPU_TEST_CASE("linear: K segments summed in one CTA or across CTAs give the same
     const DevMatrix a = random_device(DType::bf16, s.m, s.k, 1.0);
     const DevMatrix w = random_device(DType::bf16, s.n, s.k, 1.0 / std::sqrt(double(s.k)));
     std::vector<std::vector<unsigned char>> bits;
-    for (gemm::SplitKWay way : {gemm::SplitKWay::whole, gemm::SplitKWay::split, gemm::SplitKWay::automatic,
-                                gemm::SplitKWay::automatic}) {
-      gemm::split_k_way() = way;
+    for (gemm::SegmentTiles tiles : {gemm::SegmentTiles::narrow, gemm::SegmentTiles::wide})
+      for (gemm::SplitKWay way : {gemm::SplitKWay::whole, gemm::SplitKWay::split}) {
+        gemm::segment_tiles() = tiles;
+        gemm::split_k_way() = way;
+        CAPTURE(int(tiles));
+        CAPTURE(int(way));
+        const DevMatrix y = poisoned_output(DType::bf16, s.m, s.n);
+        REQUIRE(gemm::linear(a.view(), w.view(), y.out()).ok());
+        CHECK_LAUNCH();
+        const auto rows = sample_rows(s.m, fresh_seed());  // and right, against float64
+        check_close(fetch_written(y), ref_gemm(a.host, w.host, rows), "linear, K segments");
+        bits.push_back(download_bytes(y));
+      }
+    gemm::segment_tiles() = gemm::SegmentTiles::automatic;
+    gemm::split_k_way() = gemm::SplitKWay::automatic;
+    for (int i = 0; i < 2; ++i) {
       const DevMatrix y = poisoned_output(DType::bf16, s.m, s.n);
       REQUIRE(gemm::linear(a.view(), w.view(), y.out()).ok());
       CHECK_LAUNCH();
-      if (way == gemm::SplitKWay::split) {  // and right, against float64
-        const auto rows = sample_rows(s.m, fresh_seed());
-        check_close(fetch_written(y), ref_gemm(a.host, w.host, rows), "linear, K segments across CTAs");
-      }
       bits.push_back(download_bytes(y));
     }
-    CHECK(bits[0] == bits[1]);
-    CHECK(bits[0] == bits[2]);
-    CHECK(bits[0] == bits[3]);
+    for (std::size_t i = 1; i < bits.size(); ++i) {
+      CAPTURE(i);
+      CHECK(bits[0] == bits[i]);
+    }
   }
 }
 

@@ -62,20 +62,73 @@ template <class T> using HopperMainLoop = MainLoopSm90<T, 2, 3>;
 // the staging tiles in the drained ring fit 5 stages instead of 3.
 inline constexpr std::int64_t kFewRows = 72;
 template <class T> using HopperDeepMainLoop = MainLoopSm90<T, 2, 5, true, kFewRows>;
-// 128 x 128 tiles, 4 stages (128 KB of ring): for long, narrow weights (below).
+// Long, narrow weights (below) cut K into segments (split_k.hpp), on one of two tile widths with
+// the same bits (wgmma's per-element sums do not depend on N):
+// 128 x 128 tiles, 4 stages (128 KB of ring), the segments folded in the staging tile.
 template <class T> using HopperNarrowMainLoop = MainLoopSm90<T, 1, 4>;
 // The same tiles and instructions (the same bits) with 72-row A stages and the staging tiles in
 // the ring: 9 stages instead of 4, for narrow calls of at most kFewRows rows where every CTA runs
 // one k-range (70 tokens: 126 CTAs, one K third each).
 template <class T> using HopperNarrowDeepMainLoop = MainLoopSm90<T, 1, 9, true, kFewRows>;
+// HopperMainLoop's 128 x 256 tiles with the segments folded in the registers (fragment_fold.hpp):
+// half the tiles of the narrow loop, each cheaper per column, for calls with many tiles (925
+// tokens: 168 tiles in one whole wave and a wave of thirds, against 336 narrow tiles in 3 waves).
+template <class T> using HopperWideSegmentedMainLoop = MainLoopSm90<T, 2, 3, false, 0, true>;
 
-// Narrow tiles when 256-wide tiles would leave more than half the SMs without a tile column and K
-// is long (>= 6144: H3's out_proj and fc2, 21 columns, K = 7168 and 14336): twice the CTAs stream
-// the weight at small M (42 instead of 21 at 70 tokens). N and K decide, never M, so a row's
-// result does not depend on how many rows share the call; the K floor keeps H3's q, k and v
-// thirds (K = 5376) on the same tiles as the fused qkv projection.
-constexpr bool narrow_hopper_tiles(std::int64_t n_tiles, std::int64_t k, int sm_count) {
+// Long, narrow weights: K long (>= 6144: H3's out_proj and fc2, K = 7168 and 14336) and 256-wide
+// tiles leaving more than half the SMs without a tile column (21 columns). They cut K into
+// segments so that small M still streams the weight on most SMs (3 x 42 narrow CTAs at 70
+// tokens). N and K decide, never M, so a row's result does not depend on how many rows share the
+// call; the K floor keeps H3's q, k and v thirds (K = 5376) on the same tiles as the fused qkv
+// projection.
+constexpr bool k_segmented_weight(std::int64_t n_tiles, std::int64_t k, int sm_count) {
   return k >= 6144 && 2 * ((n_tiles + 1) / 2) <= sm_count;
+}
+
+// Modeled time of a segment plan: the busiest CTA's k-slices (CTA b runs items b, b + grid, ...),
+// a k-slice of a 128 x 256 tile costing `slice_cost` of a 128 x 128 one, and each item of a split
+// tile `split_cost` k-slices more (the exchange, and a ring that fills again).
+constexpr double busiest_cta_slices(const SplitPlan& plan, std::int64_t tiles, int k_blocks, int sm_count,
+                                    double slice_cost, double split_cost) {
+  const std::int64_t items = plan.items(tiles), grid = items < sm_count ? items : sm_count;
+  const double whole = k_blocks * slice_cost;
+  const double part = (k_blocks + plan.segments.count - 1) / plan.segments.count * slice_cost + split_cost;
+  double busiest = 0;
+  for (std::int64_t b = 0; b < grid; ++b) {
+    const std::int64_t whole_items = b < plan.whole_tiles ? (plan.whole_tiles - 1 - b) / grid + 1 : 0;
+    const std::int64_t first_part = b + whole_items * grid;  // b's first item past the whole tiles
+    const std::int64_t parts = first_part < items ? (items - 1 - first_part) / grid + 1 : 0;
+    const double t = whole_items * whole + parts * part;
+    busiest = t > busiest ? t : busiest;
+  }
+  return busiest;
+}
+
+// The model's constants, fitted to out_proj and fc2 with their residual epilogues (256 to 4096
+// tokens, both widths forced; H200, 2026-12-01, RESULTS.md): a 128 x 256 k-slice costs 1.95
+// narrow ones (the wide kernel's epilogue costs more), a split item 20 narrow k-slices more on
+// narrow tiles and 40 on wide ones. With them the model picks the faster width at every
+// measured M.
+inline constexpr double kWideSliceCost = 1.95, kNarrowSplitCost = 20, kWideSplitCost = 40;
+
+// Which width a long, narrow weight's call takes, from the modeled time of both plans (M only
+// changes the speed: both widths give the same bits).
+enum class SegmentTiles : std::uint8_t { automatic, narrow, wide };
+constexpr SegmentTiles choose_segment_tiles(std::int64_t m, std::int64_t n_tiles, std::int64_t k, int sm_count) {
+  const int k_blocks = static_cast<int>((k + 63) / 64);
+  const TileOrder narrow{(m + 127) / 128, n_tiles}, wide{(m + 127) / 128, (n_tiles + 1) / 2};
+  const SplitPlan pn = detail::segment_plan(narrow, n_tiles, k_blocks, sm_count, SplitKWay::automatic);
+  const SplitPlan pw = detail::segment_plan(wide, n_tiles, k_blocks, sm_count, SplitKWay::automatic);
+  return busiest_cta_slices(pw, wide.count(), k_blocks, sm_count, kWideSliceCost, kWideSplitCost) <
+                 busiest_cta_slices(pn, narrow.count(), k_blocks, sm_count, 1.0, kNarrowSplitCost)
+             ? SegmentTiles::wide
+             : SegmentTiles::narrow;
+}
+
+// Process-wide override of that choice (tests compare the widths bit for bit; benchmarks time them).
+inline std::atomic<SegmentTiles>& segment_tiles() {
+  static std::atomic<SegmentTiles> tiles{SegmentTiles::automatic};
+  return tiles;
 }
 
 // Process-wide choice of main loop. `automatic` (the default) takes the Hopper one wherever it
@@ -106,12 +159,27 @@ Status launch_gemm(const GemmOperands<T>& op, const typename Epi::Params& params
   const std::int64_t n_tiles = Epi::n_tiles(params, op.n, kTileN);
   const GemmPath path = gemm_path().load(std::memory_order_relaxed);
   if (path != GemmPath::portable && detail::hopper_available<T, Epi>(device)) {
-    if (narrow_hopper_tiles(n_tiles, op.k, device.sm_count)) {
+    if (k_segmented_weight(n_tiles, op.k, device.sm_count)) {
       using Narrow = HopperNarrowMainLoop<T>;
-      SplitPlan plan;
-      FUSEKIT_TRY(detail::plan_k_segments<Narrow>(op.m, n_tiles, op.k, device, stream, plan));
-      const std::int64_t tiles = detail::tile_order<Narrow>(op.m, n_tiles).count();
-      if (detail::few_rows_one_range(plan, op.m, kFewRows, tiles, device.sm_count))
+      using Wide = HopperWideSegmentedMainLoop<T>;
+      const int k_blocks = static_cast<int>((op.k + Narrow::BK - 1) / Narrow::BK);
+      const SplitKWay way = split_k_way().load(std::memory_order_relaxed);
+      const TileOrder narrow = detail::tile_order<Narrow>(op.m, n_tiles);
+      SplitPlan plan = detail::segment_plan(narrow, n_tiles, k_blocks, device.sm_count, way);
+      SegmentTiles width = segment_tiles().load(std::memory_order_relaxed);
+      if (width == SegmentTiles::automatic) {
+        width = detail::few_rows_one_range(plan, op.m, kFewRows, narrow.count(), device.sm_count)
+                    ? SegmentTiles::narrow
+                    : choose_segment_tiles(op.m, n_tiles, op.k, device.sm_count);
+      }
+      if (width == SegmentTiles::wide) {
+        const TileOrder wide = detail::tile_order<Wide>(op.m, n_tiles);
+        plan = detail::segment_plan(wide, n_tiles, k_blocks, device.sm_count, way);
+        FUSEKIT_TRY(detail::attach_workspace<Wide>(plan, wide.count(), device, stream));
+        return detail::launch_sm90<T, Wide, Epi>(op, params, n_tiles, plan, device, stream);
+      }
+      FUSEKIT_TRY(detail::attach_workspace<Narrow>(plan, narrow.count(), device, stream));
+      if (detail::few_rows_one_range(plan, op.m, kFewRows, narrow.count(), device.sm_count))
         return detail::launch_sm90<T, HopperNarrowDeepMainLoop<T>, Epi>(op, params, n_tiles, plan, device, stream);
       return detail::launch_sm90<T, Narrow, Epi>(op, params, n_tiles, plan, device, stream);
     }

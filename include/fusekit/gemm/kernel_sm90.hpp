@@ -10,6 +10,7 @@
 #include "fusekit/core/device.hpp"
 #include "fusekit/core/launch.cuh"
 #include "fusekit/core/status.hpp"
+#include "fusekit/gemm/fragment_fold.hpp"
 #include "fusekit/gemm/mainloop_sm90.hpp"
 #include "fusekit/gemm/split_k.hpp"
 #include "fusekit/gemm/split_workspace.hpp"
@@ -43,8 +44,7 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
   // 32-bit addresses, not generic loads with 64-bit address math.
   const unsigned misalign = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw)) % 1024u;
   auto& s = *reinterpret_cast<Storage*>(smem_raw + (1024u - misalign) % 1024u);
-  // Only narrow tiles cut K (their staging tile holds a consumer's whole accumulator).
-  constexpr bool kSegmented = MainLoop::kNSub == 1;
+  constexpr bool kSegmented = MainLoop::kSegmented;
   // Where the staging tiles are ring memory, both consumers must be done reading the ring before
   // either stages (the launcher gives every CTA a single k-range, so nothing refills it).
   auto ring_drained = [] {
@@ -114,7 +114,8 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
         else
           MainLoop::pass(s, pos, begin, end);
       };
-      if constexpr (kSegmented) {
+      if constexpr (kSegmented && MainLoop::kNSub == 1) {
+        static_assert(MainLoop::kFragmentFloats == SplitPlan::kPartialFloats, "SplitExchange's slot size");
         // A whole tile folds its segments into the staging tile in turn; a split tile's item
         // stages its one segment and meets the others in the workspace.
         const int first = it.segment >= 0 ? it.segment : 0;
@@ -134,6 +135,60 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
             !SplitExchange<MainLoop::kConsumers>::publish_or_fold(plan, it, cw, tile, &s.arrived[cw]))
           continue;  // a partner folds this tile
         Epi::apply(params, tile);
+      } else if constexpr (kSegmented) {
+        // 128 x 256 tiles: the same segments and additions. A whole tile folds N-tile 0 in the
+        // staging tile, as narrow tiles do, and N-tile 1 in this CTA's slot of the workspace
+        // (fragment_fold.hpp); a split tile's item publishes its fragment.
+        using Exchange = FragmentExchange<MainLoop::kConsumers, MainLoop::BN / 2>;
+        using Sub = Fragment<MainLoop::kSubN / 2>;  // N-tile 1's part of the fragment
+        static_assert(MainLoop::kNSub == 2 && Sub::kFloats == MainLoop::kSubFragmentFloats);
+        const float* acc1 = acc.v + MainLoop::kSubN / 2;
+        const bool split = it.segment >= 0;
+        const int first = split ? it.segment : 0, last = split ? it.segment : plan.segments.count - 1;
+        float* running = plan.running + (std::int64_t(blockIdx.x) * MainLoop::kConsumers + cw) * Sub::kFloats;
+        const int t = threadIdx.x % 128;
+        for (int seg = first; seg <= last; ++seg) {
+          int begin, end;
+          plan.segments.range(seg, k_blocks, begin, end);
+          multiply(begin, end);
+          if (!rows_here || seg == last) continue;
+          // Only this thread reads back what it stages or parks here: no barrier.
+          if (seg == first) {
+            MainLoop::template stage<Fold::store, false>(s, acc, cw, 0, extent.m, row0, WeightRows{});
+            Sub::store(running, acc1, t);
+          } else {
+            MainLoop::template stage<Fold::add, false>(s, acc, cw, 0, extent.m, row0, WeightRows{});
+            Sub::accumulate(running, acc1, t);
+          }
+        }
+        if (!rows_here) continue;
+        if (split && !Exchange::publish(plan, it, cw, acc.v, 1 + cw, &s.arrived[cw])) continue;  // a partner folds
+        WeightRows src[MainLoop::kNSub];  // computed only now: nothing more stays live through the segments
+        sources(n_tile, src);
+        const bool has_second = n_tile * MainLoop::kNSub + 1 < sub_tiles;
+        // One call site of the epilogue (the N-tile loop is not unrolled; two inlined copies
+        // measured 3% slower here, RESULTS.md step 13). A split tile's last arrival stages the
+        // fold of every segment's fragment from the workspace; a whole tile stages N-tile 0 from
+        // the staging tile it folded in, and N-tile 1 from its accumulators plus its slot, all 16
+        // loads in flight once N-tile 0's epilogue has freed the registers.
+        auto stage_sub = [&](int sub) -> AccTile {
+          if (split)
+            return MainLoop::template stage_values<8>(s, cw, sub, extent.m, row0, sub == 0 ? src[0] : src[1],
+                                                      [&](int q) { return Exchange::folded(plan, it, cw, q); });
+          if (sub == 0)
+            return first == last ? MainLoop::stage(s, acc, cw, 0, extent.m, row0, src[0])
+                                 : MainLoop::template stage<Fold::add>(s, acc, cw, 0, extent.m, row0, src[0]);
+          return MainLoop::template stage_values<Sub::kVectors>(s, cw, 1, extent.m, row0, src[1], [&](int q) {
+            const int j = q - Sub::kVectors;
+            return first == last ? Sub::own(acc1, j) : Sub::add(Sub::load(running, j, t), Sub::own(acc1, j));
+          });
+        };
+#pragma unroll 1
+        for (int sub = 0; sub < MainLoop::kNSub; ++sub) {
+          if (sub == 1 && !has_second) break;
+          AccTile tile = stage_sub(sub);
+          Epi::apply(params, tile);
+        }
       } else if constexpr (MainLoop::kStagingInRing) {
         // Few rows, one tile per CTA: the second consumer holds at most 8 of the rows, so the
         // consumers stage every N-tile into the drained ring first (no accumulator stays live
@@ -186,29 +241,37 @@ template <class MainLoop> TileOrder tile_order(std::int64_t m, std::int64_t n_ti
   return {(m + MainLoop::BM - 1) / MainLoop::BM, (n_tiles + MainLoop::kNSub - 1) / MainLoop::kNSub};
 }
 
-// How a narrow-tile call cuts K and which tiles it splits (split_k.hpp); the workspace of the
-// split tiles comes from split_workspace.hpp.
-template <class MainLoop>
-Status plan_k_segments(std::int64_t m, std::int64_t n_tiles, std::int64_t k, const DeviceInfo& device,
-                       cudaStream_t stream, SplitPlan& plan) {
-  const TileOrder order = tile_order<MainLoop>(m, n_tiles);
-  plan = SplitPlan{};
-  const int k_blocks = static_cast<int>((k + MainLoop::BK - 1) / MainLoop::BK);
-  const SplitKWay way = split_k_way().load(std::memory_order_relaxed);
-  if (way != SplitKWay::unsplit) plan.segments.count = choose_k_segments(order.n_tiles, k_blocks, device.sm_count);
+// How a call on long, narrow weights cuts K and which of its `order`'s tiles it splits. The
+// segment count comes from the 128-column N-tiles (`n_tiles`), so both tile widths cut K alike.
+// Pure host arithmetic: the workspace comes from attach_workspace.
+constexpr SplitPlan segment_plan(const TileOrder& order, std::int64_t n_tiles, int k_blocks, int sm_count,
+                              SplitKWay way) {
+  SplitPlan plan;
+  if (way != SplitKWay::unsplit) plan.segments.count = choose_k_segments(n_tiles, k_blocks, sm_count);
   const std::int64_t split = plan.segments.count < 2    ? 0
                              : way == SplitKWay::split ? order.count()
                              : way == SplitKWay::whole ? 0
-                                                       : split_tail_tiles(order.count(), plan.segments.count,
-                                                                          device.sm_count);
+                                                       : split_tail_tiles(order.count(), plan.segments.count, sm_count);
   plan.whole_tiles = order.count() - split;
-  if (split == 0) return {};
-  SplitBuffers buffers;
+  return plan;
+}
+
+// The plan's global memory (split_workspace.hpp): the split tiles' partials and arrival counters,
+// and for 128 x 256 tiles that fold whole in one CTA, each CTA's running sums.
+template <class MainLoop>
+Status attach_workspace(SplitPlan& plan, std::int64_t tiles, const DeviceInfo& device, cudaStream_t stream) {
+  const std::int64_t split = tiles - plan.whole_tiles;
+  const bool running = MainLoop::kNSub == 2 && plan.segments.count > 1 && plan.whole_tiles > 0;
+  if (split == 0 && !running) return {};
   const std::size_t slots = std::size_t(split) * MainLoop::kConsumers;
-  FUSEKIT_TRY(split_workspace(device.ordinal, stream, slots * plan.segments.count * SplitPlan::kPartialFloats, slots,
-                              buffers));
+  const std::size_t partial_floats = slots * plan.segments.count * MainLoop::kFragmentFloats;
+  const std::size_t running_floats =
+      running ? std::size_t(device.sm_count) * MainLoop::kConsumers * MainLoop::kSubFragmentFloats : 0;
+  SplitBuffers buffers;
+  FUSEKIT_TRY(split_workspace(device.ordinal, stream, partial_floats + running_floats, slots > 0 ? slots : 1, buffers));
   plan.partials = buffers.partials;
   plan.arrivals = buffers.arrivals;
+  if (running) plan.running = buffers.partials + partial_floats;
   return {};
 }
 
@@ -221,7 +284,8 @@ inline bool few_rows_one_range(const SplitPlan& plan, std::int64_t m, std::int64
 }
 
 // n_tiles: the epilogue's 128-column N-tiles (a CTA tile holds MainLoop::kNSub of them). `plan`
-// comes from plan_k_segments for narrow tiles; wide tiles run every tile whole in one segment.
+// comes from segment_plan and attach_workspace for segmented main loops; the others run every
+// tile whole in one segment.
 template <class T, class MainLoop, class Epi>
 Status launch_sm90(const GemmOperands<T>& op, const typename Epi::Params& params, std::int64_t n_tiles,
                    const SplitPlan& plan, const DeviceInfo& device, cudaStream_t stream) {

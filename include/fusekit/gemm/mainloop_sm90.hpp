@@ -41,13 +41,17 @@ struct RingPosition {
 // stage, so more fit; the second consumer's wgmma then reads rows past the box from whatever
 // shared memory follows (inside this CTA's allocation), and those accumulator rows, beyond M,
 // are never stored.
-template <class T, int NSub, int Stages, bool StagingInRing = false, int ARows = 0> struct MainLoopSm90 {
+// Segmented: the kernel runs K segments (split_k.hpp), folded in the staging tile (NSub = 1) or
+// in the registers (NSub = 2, fragment_fold.hpp).
+template <class T, int NSub, int Stages, bool StagingInRing = false, int ARows = 0, bool Segmented = (NSub == 1)>
+struct MainLoopSm90 {
   static constexpr int kConsumers = 2;  // consumer warpgroups; warpgroup 0 is the producer
   static constexpr int kWgRows = 64;    // rows per consumer
   static constexpr int kNSub = NSub, kSubN = 128;  // epilogue N-tiles per CTA tile, their width
   static constexpr int BM = kConsumers * kWgRows, BN = NSub * kSubN, BK = 64, kStages = Stages;
   static constexpr int kThreads = 128 * (1 + kConsumers);
-  static constexpr bool kStagingInRing = StagingInRing;
+  static constexpr bool kStagingInRing = StagingInRing, kSegmented = Segmented;
+  static_assert(!(StagingInRing && Segmented && NSub == 2), "a 128 x 256 tile's running sum is not in the ring");
   static_assert(sizeof(T) == 2, "wgmma here takes 16-bit operands");
 
   static constexpr int kARows = ARows > 0 ? ARows : BM;  // also the A tensor map's box height
@@ -115,6 +119,8 @@ template <class T, int NSub, int Stages, bool StagingInRing = false, int ARows =
   struct Accumulators {
     float v[BN / 2];  // wgmma's m64nBN fragment
   };
+  static constexpr std::int64_t kFragmentFloats = std::int64_t(BN / 2) * 128;  // a consumer's fragment
+  static constexpr std::int64_t kSubFragmentFloats = kFragmentFloats / NSub;   // its part of one N-tile
 
   // Consumer warpgroup `cw`: its 64 rows of the tile over k-slices [kb_begin, kb_end), summed from
   // zero. One wgmma batch stays in flight; a stage goes back to the producer once the batch that
@@ -153,34 +159,66 @@ template <class T, int NSub, int Stages, bool StagingInRing = false, int ARows =
     }
   }
 
+  // Writes N-tile `sub` of a consumer's fragment into `tile`: wgmma's n8 block j holds rows r and
+  // r + 8, columns c and c + 1, in the fragment's float4 q = sub * 16 + j (acc.v[4q .. 4q + 3]);
+  // `put(q, top, bottom)` writes that pair of float2s.
+  template <class Put> __device__ __forceinline__ static void write_fragment(float* tile, int sub, Put&& put) {
+    const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
+    const int r = warp * 16 + lane / 4;
+#pragma unroll
+    for (int j = 0; j < 16; ++j) {
+      const int c = j * 8 + (lane % 4) * 2;
+      put(sub * 16 + j, reinterpret_cast<float2*>(&tile[r * kTileLd + c]),
+          reinterpret_cast<float2*>(&tile[(r + 8) * kTileLd + c]));
+    }
+  }
+
+  // The staged N-tile as the epilogue sees it: 64 rows from global row `row0`, synced on the
+  // consumer's named barrier unless kSync = false (a wider barrier follows).
+  template <bool kSync = true>
+  __device__ static AccTile describe(float* tile, int cw, std::int64_t m, std::int64_t row0, const WeightRows& wr) {
+    const AccTile out = AccTile::staged(tile, kTileLd, row0, m - row0, 64, kSubN / 2, wr, threadIdx.x % 128, 128, 1 + cw);
+    if constexpr (kSync) out.sync();
+    return out;
+  }
+
   // Writes N-tile `sub` of consumer cw's fragment into its staging tile, or adds it to what an
   // earlier K segment left there (Fold::add: each thread reads back only what it wrote; the same
-  // additions as SplitExchange makes across CTAs), and describes the tile for the
-  // epilogue (64 rows from global row `row0`). The consumer's named barrier orders the writes.
-  // kSync = false leaves the ordering of the writes to the caller (a wider barrier follows).
+  // additions as SplitExchange makes across CTAs), and describes the tile for the epilogue.
   template <Fold kFold = Fold::store, bool kSync = true>
   __device__ static AccTile stage(SharedStorage& s, const Accumulators& acc, int cw, int sub, std::int64_t m,
                                   std::int64_t row0, const WeightRows& wr, int slot = 0) {
     float* tile = staging(s, cw, slot);
-    const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
-    const int r = warp * 16 + lane / 4;
-#pragma unroll
-    for (int j = 0; j < 16; ++j) {  // wgmma's fragment: n8 block j, rows r and r + 8, columns c, c + 1
-      const int c = j * 8 + (lane % 4) * 2, f = 4 * (sub * 16 + j);
-      float2* top = reinterpret_cast<float2*>(&tile[r * kTileLd + c]);
-      float2* bottom = reinterpret_cast<float2*>(&tile[(r + 8) * kTileLd + c]);
+    write_fragment(tile, sub, [&](int q, float2* top, float2* bottom) {
+      const float* f = &acc.v[4 * q];
       if constexpr (kFold == Fold::add) {
         const float2 t0 = *top, t1 = *bottom;
-        *top = make_float2(t0.x + acc.v[f], t0.y + acc.v[f + 1]);
-        *bottom = make_float2(t1.x + acc.v[f + 2], t1.y + acc.v[f + 3]);
+        *top = make_float2(t0.x + f[0], t0.y + f[1]);
+        *bottom = make_float2(t1.x + f[2], t1.y + f[3]);
       } else {
-        *top = make_float2(acc.v[f], acc.v[f + 1]);
-        *bottom = make_float2(acc.v[f + 2], acc.v[f + 3]);
+        *top = make_float2(f[0], f[1]);
+        *bottom = make_float2(f[2], f[3]);
       }
-    }
-    const AccTile out = AccTile::staged(tile, kTileLd, row0, m - row0, 64, kSubN / 2, wr, t, 128, 1 + cw);
-    if constexpr (kSync) out.sync();
-    return out;
+    });
+    return describe<kSync>(tile, cw, m, row0, wr);
+  }
+
+  // Stages N-tile `sub` from sums kept elsewhere (fragment_fold.hpp): `value(q)` gives fragment
+  // float4 q (acc.v[4q .. 4q + 3] of a consumer that had the whole sum). The accumulators are
+  // not read, so none stays live through the epilogue, and not written: a wgmma accumulator
+  // that other instructions define makes ptxas serialize the wgmma pipeline.
+  // kChunk: value()'s loads go out kChunk float4s at a time, as many as the registers hold.
+  template <int kChunk, class Value>
+  __device__ __forceinline__ static AccTile stage_values(SharedStorage& s, int cw, int sub, std::int64_t m, std::int64_t row0,
+                                         const WeightRows& wr, Value&& value) {
+    float* tile = staging(s, cw);
+    write_fragment(tile, sub, [&](int q, float2* top, float2* bottom) {
+      const float4 v = value(q);
+      *top = make_float2(v.x, v.y);
+      *bottom = make_float2(v.z, v.w);
+      if (q % kChunk == kChunk - 1) asm volatile("" ::: "memory");
+    });
+    return describe(tile, cw, m, row0, wr);
   }
 };
 

@@ -46,16 +46,19 @@ struct WorkItem {
 };
 
 // The kernel's plan: tiles [0, whole_tiles) of the tile order run whole, the rest split. The
-// workspace holds, per split tile and consumer warpgroup, one 64 x 128 fp32 partial per segment
-// and an arrival counter that is 0 between launches (the folding CTA resets it).
+// workspace holds, per split tile and consumer warpgroup, one fp32 partial per segment (a 64 x
+// 128 staged tile, or a 128 x 256 tile's 64 x 256 fragment) and an arrival counter that is 0
+// between launches (the folding CTA resets it); for 128 x 256 tiles also each CTA's running sums
+// (fragment_fold.hpp).
 struct SplitPlan {
   static constexpr int kPartialFloats = 64 * 128;  // a consumer's staged 64 x 128 tile
   KSegments segments;
   std::int64_t whole_tiles = 0;
-  float* partials = nullptr;     // [split tiles][consumers][segments][kPartialFloats]
+  float* partials = nullptr;     // [split tiles][consumers][segments][partial floats]
   unsigned* arrivals = nullptr;  // [split tiles][consumers]
+  float* running = nullptr;      // 128 x 256 tiles: [CTAs][consumers][fragment floats]
 
-  FUSEKIT_HD std::int64_t items(std::int64_t tiles) const {
+  FUSEKIT_HD constexpr std::int64_t items(std::int64_t tiles) const {
     return whole_tiles + (tiles - whole_tiles) * segments.count;
   }
   FUSEKIT_HD WorkItem item(std::int64_t i) const {
@@ -64,6 +67,24 @@ struct SplitPlan {
     return {whole_tiles + split, static_cast<int>(u - split * segments.count), split};
   }
 };
+
+// A group's arrival at a split tile, after each of its threads stored its partial: true for the
+// group that arrived last (`count` arrivals in all), which then may read every partner's
+// partial; it also resets the counter for the next launch. `sync`: the group's barrier;
+// `broadcast`: a shared word of the group.
+template <class Sync>
+__device__ bool arrive_last(unsigned* arrivals, int count, bool leader, unsigned* broadcast, Sync&& sync) {
+  __threadfence();  // each thread's partial is visible GPU-wide before the group's arrival
+  sync();
+  if (leader) {
+    unsigned before;
+    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;\n" : "=r"(before) : "l"(arrivals) : "memory");
+    if (before == unsigned(count - 1)) *arrivals = 0;  // every partner has arrived: ready for the next launch
+    *broadcast = before;
+  }
+  sync();  // the acquiring arrival comes before the group's reads of the partners' partials
+  return *broadcast == unsigned(count - 1);
+}
 
 // A consumer warpgroup's side of a split tile: publish this segment's staged partial, count the
 // arrival, and fold all S partials if this was the last one.
@@ -80,16 +101,7 @@ template <int Consumers> struct SplitExchange {
     float4* mine = reinterpret_cast<float4*>(slots + it.segment * SplitPlan::kPartialFloats);
     for (int i = t.thread; i < vectors; i += t.threads)
       __stcg(mine + i, *reinterpret_cast<const float4*>(&t.at(i >> 5, (i & 31) * 4)));
-    __threadfence();  // each thread's partial is visible GPU-wide before the group's arrival
-    t.sync();
-    if (t.thread == 0) {
-      unsigned before;
-      asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;\n" : "=r"(before) : "l"(arrivals) : "memory");
-      if (before == unsigned(count - 1)) *arrivals = 0;  // every partner has arrived: ready for the next launch
-      *broadcast = before;
-    }
-    t.sync();  // the acquiring arrival comes before the group's reads of the partners' partials
-    if (*broadcast != unsigned(count - 1)) return false;
+    if (!arrive_last(arrivals, count, t.thread == 0, broadcast, [&t] { t.sync(); })) return false;
     // The partners' partials come from L2: a chunk's loads all go out before any is used, so the
     // fold takes 4 round trips, not one per vector (64 rows: 16 a thread).
     constexpr int kChunk = 4;  // 8 spills under the 168-register cap ptxas works to

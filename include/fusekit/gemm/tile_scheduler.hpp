@@ -16,7 +16,7 @@ struct TileOrder {
   static constexpr std::int64_t kGroupN = 8;
   std::int64_t m_tiles = 0, n_tiles = 0;
 
-  FUSEKIT_HD std::int64_t count() const { return m_tiles * n_tiles; }
+  FUSEKIT_HD constexpr std::int64_t count() const { return m_tiles * n_tiles; }
   FUSEKIT_HD void coords(std::int64_t t, std::int64_t& m_tile, std::int64_t& n_tile) const {
     const std::int64_t band = t / (kGroupN * m_tiles), in_band = t % (kGroupN * m_tiles);
     const std::int64_t first = band * kGroupN;
