@@ -20,7 +20,7 @@ namespace fusekit::gemm {
 // N floats a thread of a consumer warpgroup's fragment, in global memory: float4 q of thread t at
 // q * 128 + t, so each warp access covers 512 contiguous bytes. A thread reads back only what it
 // wrote (same thread, same addresses: program order suffices). Nothing here writes the
-// accumulators (see MainLoopSm90::fold_staged).
+// accumulators (see MainLoopSm90::stage_values).
 template <int N> struct Fragment {
   static constexpr int kVectors = N / 4, kThreads = 128;
   static constexpr std::int64_t kFloats = std::int64_t(N) * kThreads;
@@ -40,6 +40,7 @@ template <int N> struct Fragment {
   // kChunk at a time: all 128 accumulators stay live between segments (the next segment's wgmma
   // reads them), which leaves room for 8 float4s.
   static constexpr int kChunk = 8;
+  static_assert(kVectors % kChunk == 0, "whole chunks");
   __device__ static void accumulate(float* slot, const float* v, int t) {
 #pragma unroll
     for (int q0 = 0; q0 < kVectors; q0 += kChunk) {

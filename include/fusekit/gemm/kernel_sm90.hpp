@@ -145,7 +145,9 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
         const float* acc1 = acc.v + MainLoop::kSubN / 2;
         const bool split = it.segment >= 0;
         const int first = split ? it.segment : 0, last = split ? it.segment : plan.segments.count - 1;
-        float* running = plan.running + (std::int64_t(blockIdx.x) * MainLoop::kConsumers + cw) * Sub::kFloats;
+        float* running = plan.running == nullptr  // K in one segment, or every tile split: no slots
+                             ? nullptr
+                             : plan.running + (std::int64_t(blockIdx.x) * MainLoop::kConsumers + cw) * Sub::kFloats;
         const int t = threadIdx.x % 128;
         for (int seg = first; seg <= last; ++seg) {
           int begin, end;
@@ -169,8 +171,8 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
         // One call site of the epilogue (the N-tile loop is not unrolled; two inlined copies
         // measured 3% slower here, RESULTS.md step 13). A split tile's last arrival stages the
         // fold of every segment's fragment from the workspace; a whole tile stages N-tile 0 from
-        // the staging tile it folded in, and N-tile 1 from its accumulators plus its slot, all 16
-        // loads in flight once N-tile 0's epilogue has freed the registers.
+        // the staging tile it folded in, and N-tile 1 from its accumulators plus its slot, the 16
+        // loads all in flight (after N-tile 0's epilogue only N-tile 1's 64 accumulators are live).
         auto stage_sub = [&](int sub) -> AccTile {
           if (split)
             return MainLoop::template stage_values<8>(s, cw, sub, extent.m, row0, sub == 0 ? src[0] : src[1],

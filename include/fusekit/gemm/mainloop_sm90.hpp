@@ -203,14 +203,13 @@ struct MainLoopSm90 {
     return describe<kSync>(tile, cw, m, row0, wr);
   }
 
-  // Stages N-tile `sub` from sums kept elsewhere (fragment_fold.hpp): `value(q)` gives fragment
-  // float4 q (acc.v[4q .. 4q + 3] of a consumer that had the whole sum). The accumulators are
-  // not read, so none stays live through the epilogue, and not written: a wgmma accumulator
-  // that other instructions define makes ptxas serialize the wgmma pipeline.
+  // Stages N-tile `sub` from folded sums (fragment_fold.hpp): `value(q)` gives fragment float4 q,
+  // what acc.v[4q .. 4q + 3] would hold after the fold. The fold never writes the accumulators:
+  // a wgmma accumulator that other instructions define makes ptxas serialize the wgmma pipeline.
   // kChunk: value()'s loads go out kChunk float4s at a time, as many as the registers hold.
   template <int kChunk, class Value>
-  __device__ __forceinline__ static AccTile stage_values(SharedStorage& s, int cw, int sub, std::int64_t m, std::int64_t row0,
-                                         const WeightRows& wr, Value&& value) {
+  __device__ __forceinline__ static AccTile stage_values(SharedStorage& s, int cw, int sub, std::int64_t m,
+                                                         std::int64_t row0, const WeightRows& wr, Value&& value) {
     float* tile = staging(s, cw);
     write_fragment(tile, sub, [&](int q, float2* top, float2* bottom) {
       const float4 v = value(q);

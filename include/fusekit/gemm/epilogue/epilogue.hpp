@@ -63,6 +63,8 @@ template <class... Nodes> struct Epilogue {
   }
 
   // Runs every node; a barrier between nodes, since a node may read what another thread wrote.
+  // It ends with a barrier, which the main loops count on: after it the staging tile is free.
+  static_assert(sizeof...(Nodes) > 0, "an epilogue has at least one node (a store)");
   __device__ static void apply(const Params& p, AccTile& tile) {
     apply_all(p, tile, cuda::std::index_sequence_for<Nodes...>{});
   }
