@@ -2,8 +2,10 @@
 // CTA b takes tiles b, b + grid, b + 2 * grid, ... of a grouped order: bands of kGroupN N-tiles,
 // and inside a band every M-tile before the next, the band's N-tiles side by side. One wave of
 // 132 CTAs then covers about 8 N-tiles x 16 M-tiles, so both its W rows and its A rows are
-// read from HBM about once and then served from L2. (Moving a short last M-tile's cheap tiles
-// to the end, to balance the CTAs, was measured slower: their W rows came from HBM again.)
+// read from HBM about once and then served from L2. (Moving a short last M-tile's tiles to the
+// end, to balance the CTAs, was measured slower: their W rows came from HBM again. Pairing them
+// inside their band gained nothing: where only the first consumer multiplies, such a tile takes
+// a whole tile's time. RESULTS.md, ninth and twelfth sessions.)
 #pragma once
 
 #include "fusekit/core/dtype.hpp"
