@@ -115,8 +115,10 @@ inline constexpr double kWideSliceCost = 1.95, kNarrowSplitCost = 20, kWideSplit
 // changes the speed: both widths give the same bits).
 enum class SegmentTiles : std::uint8_t { automatic, narrow, wide };
 constexpr SegmentTiles choose_segment_tiles(std::int64_t m, std::int64_t n_tiles, std::int64_t k, int sm_count) {
-  const int k_blocks = static_cast<int>((k + 63) / 64);
-  const TileOrder narrow{(m + 127) / 128, n_tiles}, wide{(m + 127) / 128, (n_tiles + 1) / 2};
+  using Narrow = HopperNarrowMainLoop<bf16_t>;  // the tile shapes do not depend on the 16-bit type
+  using Wide = HopperWideSegmentedMainLoop<bf16_t>;
+  const int k_blocks = static_cast<int>((k + Narrow::BK - 1) / Narrow::BK);
+  const TileOrder narrow = detail::tile_order<Narrow>(m, n_tiles), wide = detail::tile_order<Wide>(m, n_tiles);
   const SplitPlan pn = detail::segment_plan(narrow, n_tiles, k_blocks, sm_count, SplitKWay::automatic);
   const SplitPlan pw = detail::segment_plan(wide, n_tiles, k_blocks, sm_count, SplitKWay::automatic);
   return busiest_cta_slices(pw, wide.count(), k_blocks, sm_count, kWideSliceCost, kWideSplitCost) <

@@ -239,7 +239,7 @@ template <class T> constexpr CUtensorMapDataType tensor_map_type() {
   return std::is_same_v<T, bf16_t> ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
 }
 
-template <class MainLoop> TileOrder tile_order(std::int64_t m, std::int64_t n_tiles) {
+template <class MainLoop> constexpr TileOrder tile_order(std::int64_t m, std::int64_t n_tiles) {
   return {(m + MainLoop::BM - 1) / MainLoop::BM, (n_tiles + MainLoop::kNSub - 1) / MainLoop::kNSub};
 }
 
