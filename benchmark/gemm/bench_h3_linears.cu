@@ -213,6 +213,15 @@ void apply_segment_tiles_override() {
   std::fprintf(stderr, "fusekit_bench_gemm: FUSEKIT_SEGMENT_TILES=%s\n", tiles);
 }
 
+// FUSEKIT_LIGHT_PAIRS=off runs a short last M-tile's tiles one to an item (kernel_sm90.hpp's
+// light_tile_pairs; the bits are the same), to measure the pairs against that order.
+void apply_light_pairs_override() {
+  const char* pairs = std::getenv("FUSEKIT_LIGHT_PAIRS");
+  if (pairs == nullptr) return;
+  gemm::light_tile_pairs() = std::string(pairs) != "off";
+  std::fprintf(stderr, "fusekit_bench_gemm: FUSEKIT_LIGHT_PAIRS=%s\n", pairs);
+}
+
 // FUSEKIT_GEMM_TOKENS=128,256,... replaces the token counts (70, 925, 4096), for sweeps over M.
 std::vector<std::int64_t> token_counts() {
   const char* list = std::getenv("FUSEKIT_GEMM_TOKENS");
@@ -244,6 +253,7 @@ void apply_split_k_override() {
 void register_h3_linears() {
   apply_split_k_override();
   apply_segment_tiles_override();
+  apply_light_pairs_override();
   for (const Linear& L : kLinears)
     for (std::int64_t m : token_counts())
       for (Impl impl : {Impl::fused, Impl::bare, Impl::cublaslt}) {

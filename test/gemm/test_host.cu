@@ -7,10 +7,12 @@
 #include "reference.hpp"
 #include "support/gpu.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
+#include <vector>
 
 using namespace fusekit;
 using namespace fusekit::gemm;
@@ -254,6 +256,55 @@ TEST_CASE("split plan: whole tiles first, then one item per segment of each spli
   CHECK(last.tile == 5);
   CHECK(last.segment == 2);
   CHECK(last.split == 1);
+}
+
+TEST_CASE("tile order: light pairs cover every tile once, pair only the last M-tile, and only where they pay") {
+  // 925 rows: the last 128-row tile holds 29, so only the first consumer multiplies there.
+  for (std::int64_t n_tiles : {84, 83, 5, 8, 1}) {  // whole bands; a last band of 3 (a pair and a single); one band
+    CAPTURE(n_tiles);
+    TileOrder order{8, n_tiles};
+    order.light_pairs = true;
+    std::vector<int> seen(static_cast<std::size_t>(order.count()), 0);
+    std::int64_t pairs = 0;
+    for (std::int64_t i = 0; i < order.items(); ++i) {
+      std::int64_t first = -1;
+      const int count = order.item_tiles(i, first);
+      REQUIRE((count == 1 || count == 2));
+      REQUIRE(first >= 0);
+      REQUIRE(first + count <= order.count());
+      for (std::int64_t t = first; t < first + count; ++t) ++seen[static_cast<std::size_t>(t)];
+      std::int64_t m0 = 0, n0 = 0;
+      order.coords(first, m0, n0);
+      if (count == 2) {
+        ++pairs;
+        std::int64_t m1 = 0, n1 = 0;
+        order.coords(first + 1, m1, n1);
+        CHECK(m0 == 7);  // only light tiles pair, side by side in one band
+        CHECK(m1 == 7);
+        CHECK(n1 == n0 + 1);
+        CHECK(n0 / TileOrder::kGroupN == n1 / TileOrder::kGroupN);
+      }
+    }
+    CHECK(std::all_of(seen.begin(), seen.end(), [](int v) { return v == 1; }));
+    CHECK(pairs == n_tiles / TileOrder::kGroupN * 4 + n_tiles % TileOrder::kGroupN / 2);
+  }
+  const int sms = 132;
+  const TileOrder qkv925 = with_light_pairs(TileOrder{8, 84}, 925, 128, 64, sms);
+  CHECK(qkv925.light_pairs);  // 672 tiles, 6 on the busiest CTA, against 630 items, 5 tiles' cost
+  CHECK(qkv925.items() == 630);
+  CHECK(busiest_cta_cost(TileOrder{8, 84}, true, sms) == 12);
+  CHECK(busiest_cta_cost(qkv925, true, sms) == 10);
+  CHECK(!with_light_pairs(TileOrder{8, 112}, 925, 128, 64, sms).light_pairs);  // fc1: 7 either way
+  CHECK(with_light_pairs(TileOrder{8, 84}, 960, 128, 64, sms).light_pairs);    // 64 rows: still light
+  CHECK(!with_light_pairs(TileOrder{8, 84}, 961, 128, 64, sms).light_pairs);   // 65 rows: both consumers work
+  CHECK(!with_light_pairs(TileOrder{32, 84}, 4096, 128, 64, sms).light_pairs);
+  CHECK(!with_light_pairs(TileOrder{1, 300}, 32, 128, 64, sms).light_pairs);   // every tile light: pairs idle SMs
+  CHECK(!with_light_pairs(TileOrder{8, 10}, 925, 128, 64, sms).light_pairs);   // 80 tiles: one each
+  TileOrder plain{8, 84};
+  CHECK(plain.items() == plain.count());
+  std::int64_t first = -1;
+  CHECK(plain.item_tiles(100, first) == 1);
+  CHECK(first == 100);
 }
 
 TEST_CASE("column sources: contiguous tiles and GLU gate/value pairs") {

@@ -175,6 +175,49 @@ GPU_TEST_CASE("linear: K segments summed in one CTA or across CTAs, on either ti
   }
 }
 
+GPU_TEST_CASE("linear: light tile pairs (a short last M-tile) give the same bits as one tile an item") {
+  // 925 rows leave 29 in the last 128-row tile; with many tile columns its tiles run two to a
+  // CTA's item (tile_scheduler.hpp). The order must not change any bit, the last M-tile's rows
+  // alone must equal the same rows inside the call, and every element must be written. 165
+  // N-tiles: the last band is 3 tile columns wide (a pair and a single), the last of them half
+  // filled (one N-tile of two).
+  struct Restore {
+    bool saved = gemm::light_tile_pairs().load();
+    ~Restore() { gemm::light_tile_pairs() = saved; }
+  } restore;
+  if (gpu_state().sm_count == 132)  // the H200: these shapes do take pairs
+    REQUIRE(gemm::with_light_pairs(gemm::TileOrder{8, 83}, 925, 128, 64, 132).light_pairs);
+  for (std::int64_t n : {21120, 21504}) {
+    CAPTURE(n);
+    const std::int64_t m = 925, k = 328;
+    const DevMatrix a = random_device(DType::bf16, m, k, 1.0);
+    const DevMatrix w = random_device(DType::bf16, n, k, 1.0 / std::sqrt(double(k)));
+    std::vector<std::vector<unsigned char>> bits;
+    for (bool pairs : {true, false, true}) {
+      gemm::light_tile_pairs() = pairs;
+      const DevMatrix y = poisoned_output(DType::bf16, m, n);
+      REQUIRE(gemm::linear(a.view(), w.view(), y.out()).ok());
+      CHECK_LAUNCH();
+      std::vector<std::int64_t> rows = sample_rows(m, fresh_seed());
+      rows.push_back(m - 1);  // a row of the light tiles
+      check_close(fetch_written(y), ref_gemm(a.host, w.host, rows), "linear, light pairs");
+      bits.push_back(download_bytes(y));
+    }
+    CHECK(bits[0] == bits[1]);
+    CHECK(bits[0] == bits[2]);
+    gemm::light_tile_pairs() = true;
+    const std::int64_t tail = m - 7 * 128;  // the light tile's rows, alone
+    const DevMatrix y_tail = poisoned_output(DType::bf16, tail, n);
+    const std::size_t row_bytes = static_cast<std::size_t>(n) * 2;
+    REQUIRE(gemm::linear({static_cast<const unsigned char*>(a.buf.get()) + 7 * 128 * k * 2, DType::bf16, tail, k, 0},
+                         w.view(), y_tail.out())
+                .ok());
+    CHECK_LAUNCH();
+    const auto b_tail = download_bytes(y_tail);
+    CHECK(std::equal(b_tail.begin(), b_tail.end(), bits[0].begin() + 7 * 128 * row_bytes));
+  }
+}
+
 GPU_TEST_CASE("linear: split tiles in a CUDA graph captured on a fresh stream") {
   // A new stream's split-K workspace is allocated inside the capture (split_workspace.hpp); the
   // graph's replays must find the arrival counters at 0 each time and give the eager call's bits.

@@ -19,6 +19,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -29,8 +30,9 @@ struct GemmExtent {
   std::int64_t m = 0, n = 0, k = 0;
 };
 
-// CTA b takes work items b, b + grid, ... (split_k.hpp's SplitPlan: whole tiles first, then one
-// K segment of a split tile per item); the producer walks the same items.
+// CTA b takes work items b, b + grid, ...: tiles of the order, or pairs of light tiles
+// (tile_scheduler.hpp), or for segmented main loops split_k.hpp's SplitPlan items (whole tiles
+// first, then one K segment of a split tile per item); the producer walks the same items.
 template <class MainLoop, class Epi>
 __global__ void __launch_bounds__(MainLoop::kThreads, 1)
     gemm_kernel_sm90(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map,
@@ -55,8 +57,17 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
 
   const int warpgroup = threadIdx.x / 128;
   const int k_blocks = static_cast<int>((extent.k + MainLoop::BK - 1) / MainLoop::BK);
-  const std::int64_t items = kSegmented ? plan.items(order.count()) : order.count();
-  auto work = [&](std::int64_t i) { return kSegmented ? plan.item(i) : WorkItem{i, -1, -1}; };
+  const std::int64_t items = kSegmented ? plan.items(order.count()) : order.items();
+  // Item i's units of work: `first` and the count after it (tiles of the order, or one plan item).
+  auto units = [&](std::int64_t i, std::int64_t& first) {
+    if constexpr (kSegmented) {
+      first = i;
+      return 1;
+    } else {
+      return order.item_tiles(i, first);
+    }
+  };
+  auto work = [&](std::int64_t u) { return kSegmented ? plan.item(u) : WorkItem{u, -1, -1}; };
   // The k-slices of an item: all of a whole tile's, or its segment's.
   auto slices = [&](const WorkItem& it, int& begin, int& end) {
     begin = 0, end = k_blocks;
@@ -83,21 +94,38 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
       ptx::prefetch_tensor_map(&a_map);
       ptx::prefetch_tensor_map(&w_map);
       for (std::int64_t i = blockIdx.x; i < items; i += gridDim.x) {
-        const WorkItem it = work(i);
-        std::int64_t m_tile, n_tile;
-        order.coords(it.tile, m_tile, n_tile);
-        WeightRows wr[MainLoop::kNSub];
-        sources(n_tile, wr);
-        int begin, end;
-        slices(it, begin, end);
-        MainLoop::produce(s, pos, &a_map, &w_map, begin, end, m_tile * MainLoop::BM, wr);
+        std::int64_t first;
+        const int count = units(i, first);
+        for (std::int64_t u = first; u < first + count; ++u) {
+          const WorkItem it = work(u);
+          std::int64_t m_tile, n_tile;
+          order.coords(it.tile, m_tile, n_tile);
+          WeightRows wr[MainLoop::kNSub];
+          sources(n_tile, wr);
+          int begin, end;
+          slices(it, begin, end);
+          MainLoop::produce(s, pos, &a_map, &w_map, begin, end, m_tile * MainLoop::BM, wr);
+        }
       }
     }
   } else {
     ptx::setmaxnreg_inc<232>();
     const int cw = warpgroup - 1;
-    for (std::int64_t i = blockIdx.x; i < items; i += gridDim.x) {
-      const WorkItem it = work(i);
+    // One unit a pass (`continue` goes to the next); an item's units (a light pair's two tiles)
+    // run one after the other.
+    std::int64_t i = blockIdx.x, u = 0, units_end = 0;
+    for (;;) {
+      if constexpr (kSegmented) {  // one unit an item: nothing to carry (these kernels are short of registers)
+        if (i >= items) break;
+        u = i;
+        i += gridDim.x;
+      } else if (u == units_end) {
+        if (i >= items) break;
+        const int count = units(i, u);
+        units_end = u + count;
+        i += gridDim.x;
+      }
+      const WorkItem it = work(kSegmented ? u : u++);
       std::int64_t m_tile, n_tile;
       order.coords(it.tile, m_tile, n_tile);
       WeightRows wr[MainLoop::kNSub];
@@ -217,6 +245,24 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
           Epi::apply(params, tile);  // ends with the 256 threads' barrier
         }
       } else {
+        if constexpr (MainLoop::kNSub == 2) {
+          if (m_tile * MainLoop::BM + MainLoop::kWgRows >= extent.m) {
+            // A light tile: both consumers on the first consumer's rows, one N-tile each.
+            const std::int64_t m0 = m_tile * MainLoop::BM;
+            const bool columns_here = n_tile * MainLoop::kNSub + cw < sub_tiles;  // uniform over the warpgroup
+            if (columns_here)
+              MainLoop::template consume<MainLoop::kSubN>(s, pos, 0, k_blocks, cw, acc);
+            else
+              MainLoop::pass(s, pos, 0, k_blocks);
+            if (!columns_here) continue;
+            // This N-tile's source, computed afresh: selecting wr[cw] would put wr on the stack.
+            const WeightRows source =
+                Epi::weight_rows(params, extent.n, MainLoop::kSubN, n_tile * MainLoop::kNSub + cw);
+            AccTile tile = MainLoop::stage(s, acc, cw, 0, extent.m, m0, source);
+            Epi::apply(params, tile);
+            continue;
+          }
+        }
         multiply(0, k_blocks);
         if (!rows_here) continue;
 #pragma unroll
@@ -231,6 +277,13 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
 #else
   __trap();  // built without sm_90a: the launcher only picks this kernel where it was compiled
 #endif
+}
+
+// Process-wide switch for light pairs (tile_scheduler.hpp; on by default): tests compare the
+// orders bit for bit, benchmarks time them.
+inline std::atomic<bool>& light_tile_pairs() {
+  static std::atomic<bool> on{true};
+  return on;
 }
 
 namespace detail {
@@ -294,14 +347,18 @@ Status launch_sm90(const GemmOperands<T>& op, const typename Epi::Params& params
   CUtensorMap a_map, w_map;
   FUSEKIT_TRY(make_tensor_map_sw128(a_map, op.a, tensor_map_type<T>(), op.m, op.k, op.lda, MainLoop::kARows));
   FUSEKIT_TRY(make_tensor_map_sw128(w_map, op.w, tensor_map_type<T>(), op.n, op.k, op.ldw, MainLoop::kSubN / 2));
-  const TileOrder order = tile_order<MainLoop>(op.m, n_tiles);
+  TileOrder order = tile_order<MainLoop>(op.m, n_tiles);
+  if constexpr (!MainLoop::kSegmented && !MainLoop::kStagingInRing)
+    if (light_tile_pairs().load(std::memory_order_relaxed))
+      order = with_light_pairs(order, op.m, MainLoop::BM, MainLoop::kWgRows, device.sm_count);
   auto* kernel = &gemm_kernel_sm90<MainLoop, Epi>;
   LaunchShape shape;
   shape.block = dim3(MainLoop::kThreads);
   shape.smem = MainLoop::kSmemBytes;
   FUSEKIT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(MainLoop::kSmemBytes)));
-  const std::int64_t items = plan.items(order.count()), ctas = device.sm_count;  // persistent: one CTA per SM at most
+  const std::int64_t items = MainLoop::kSegmented ? plan.items(order.count()) : order.items();
+  const std::int64_t ctas = device.sm_count;  // persistent: one CTA per SM at most
   shape.grid = dim3(static_cast<unsigned>(items < ctas ? items : ctas));
   return launch_kernel(kernel, shape, stream, a_map, w_map, GemmExtent{op.m, op.n, op.k}, n_tiles, order,
                        params, plan);

@@ -125,18 +125,27 @@ struct MainLoopSm90 {
   // Consumer warpgroup `cw`: its 64 rows of the tile over k-slices [kb_begin, kb_end), summed from
   // zero. One wgmma batch stays in flight; a stage goes back to the producer once the batch that
   // read it retired.
+  // kN = kSubN on 128 x 256 tiles (a light tile, whose rows all fit the first consumer): both
+  // consumers multiply the tile's first 64 rows, consumer cw by N-tile cw's W rows (m64n128), into
+  // acc.v[0, 64). One warpgroup's m64n256 chain alone keeps the tensor pipe only about half busy
+  // (ncu, RESULTS.md twelfth session); wgmma's per-element sums do not depend on N: the same bits.
+  template <int kN = BN>
   __device__ static void consume(SharedStorage& s, RingPosition& pos, int kb_begin, int kb_end, int cw,
                                  Accumulators& acc) {
+    static_assert(kN == BN || (kN == kSubN && NSub == 2));
+    constexpr bool kSplitN = kN != BN;
+    float(&d)[kN / 2] = *reinterpret_cast<float(*)[kN / 2]>(acc.v);
+    const int a_offset = kSplitN ? 0 : cw * kWgRows * BK * 2, b_offset = kSplitN ? cw * 2 * kHalfBytes : 0;
     const bool releases = threadIdx.x % 32 == 0;
     int previous = -1;
     for (int kb = kb_begin; kb < kb_end; ++kb) {
       ptx::mbarrier_wait(&s.full[pos.stage], pos.phase);
       ptx::wgmma_fence();
-      const std::uint64_t desc_b = ptx::smem_descriptor_sw128(s.b[pos.stage]);
-      const std::uint64_t desc_a = ptx::smem_descriptor_sw128(s.a[pos.stage] + cw * kWgRows * BK * 2);
+      const std::uint64_t desc_b = ptx::smem_descriptor_sw128(s.b[pos.stage] + b_offset);
+      const std::uint64_t desc_a = ptx::smem_descriptor_sw128(s.a[pos.stage] + a_offset);
 #pragma unroll
       for (int k16 = 0; k16 < BK / 16; ++k16)  // +32 bytes per k16 step inside the swizzled 128-byte rows
-        ptx::wgmma_m64k16<T, BN>(acc.v, desc_a + 2 * k16, desc_b + 2 * k16, kb > kb_begin || k16 > 0);
+        ptx::wgmma_m64k16<T, kN>(d, desc_a + 2 * k16, desc_b + 2 * k16, kb > kb_begin || k16 > 0);
       ptx::wgmma_commit_group();
       ptx::wgmma_wait_group<1>();
       if (previous >= 0 && releases) ptx::mbarrier_arrive(&s.empty[previous]);
@@ -146,7 +155,7 @@ struct MainLoopSm90 {
     ptx::wgmma_wait_group<0>();
     if (previous >= 0 && releases) ptx::mbarrier_arrive(&s.empty[previous]);
 #pragma unroll
-    for (int i = 0; i < BN / 2; ++i) ptx::fence_registers(acc.v[i]);
+    for (int i = 0; i < kN / 2; ++i) ptx::fence_registers(acc.v[i]);
   }
 
   // A consumer with no rows in the tile: takes k-slices [kb_begin, kb_end) off the ring without

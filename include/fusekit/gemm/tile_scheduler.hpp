@@ -1,11 +1,15 @@
 // fusekit/gemm/tile_scheduler.hpp: the order in which a persistent grid walks the output tiles.
-// CTA b takes tiles b, b + grid, b + 2 * grid, ... of a grouped order: bands of kGroupN N-tiles,
+// CTA b takes items b, b + grid, b + 2 * grid, ... of a grouped order: bands of kGroupN N-tiles,
 // and inside a band every M-tile before the next, the band's N-tiles side by side. One wave of
 // 132 CTAs then covers about 8 N-tiles x 16 M-tiles, so both its W rows and its A rows are
-// read from HBM about once and then served from L2. (Moving a short last M-tile's tiles to the
-// end, to balance the CTAs, was measured slower: their W rows came from HBM again. Pairing them
-// inside their band gained nothing: where only the first consumer multiplies, such a tile takes
-// a whole tile's time. RESULTS.md, ninth and twelfth sessions.)
+// read from HBM about once and then served from L2.
+//
+// An item is one tile, or a pair of light tiles: where the last M-tile has at most `light_rows`
+// rows (925 tokens: 29 of 128) only the first consumer multiplies, so such a tile costs about
+// half, and two side by side in the band make one item of about a whole tile's cost. The pairs
+// stay in their band (moving the light tiles to the end of the order, to balance the CTAs, was
+// measured slower: their W rows came from HBM again). The order of the tiles does not change
+// what any tile computes, so the bits do not depend on it.
 #pragma once
 
 #include "fusekit/core/dtype.hpp"
@@ -17,15 +21,74 @@ namespace fusekit::gemm {
 struct TileOrder {
   static constexpr std::int64_t kGroupN = 8;
   std::int64_t m_tiles = 0, n_tiles = 0;
+  bool light_pairs = false;  // the last M-tile's tiles go two to an item
 
   FUSEKIT_HD constexpr std::int64_t count() const { return m_tiles * n_tiles; }
-  FUSEKIT_HD void coords(std::int64_t t, std::int64_t& m_tile, std::int64_t& n_tile) const {
+  FUSEKIT_HD constexpr void coords(std::int64_t t, std::int64_t& m_tile, std::int64_t& n_tile) const {
     const std::int64_t band = t / (kGroupN * m_tiles), in_band = t % (kGroupN * m_tiles);
     const std::int64_t first = band * kGroupN;
     const std::int64_t width = n_tiles - first < kGroupN ? n_tiles - first : kGroupN;
     m_tile = in_band / width;
     n_tile = first + in_band % width;
   }
+
+  // Items in a band `width` N-tiles wide: its tiles, with the last M-tile's in pairs.
+  FUSEKIT_HD constexpr std::int64_t band_items(std::int64_t width) const {
+    return light_pairs ? (m_tiles - 1) * width + (width + 1) / 2 : m_tiles * width;
+  }
+  FUSEKIT_HD constexpr std::int64_t items() const {
+    const std::int64_t full = n_tiles / kGroupN, rest = n_tiles % kGroupN;
+    return full * band_items(kGroupN) + (rest > 0 ? band_items(rest) : 0);
+  }
+  // Item i: tiles [first, first + returned count) of the tile order (count 1, or 2 for a pair).
+  FUSEKIT_HD constexpr int item_tiles(std::int64_t i, std::int64_t& first) const {
+    if (!light_pairs) {
+      first = i;
+      return 1;
+    }
+    const std::int64_t per_band = band_items(kGroupN), band = i / per_band, r = i % per_band;
+    const std::int64_t width = n_tiles - band * kGroupN < kGroupN ? n_tiles - band * kGroupN : kGroupN;
+    const std::int64_t base = band * kGroupN * m_tiles, heavy = (m_tiles - 1) * width;
+    if (r < heavy) {
+      first = base + r;
+      return 1;
+    }
+    const std::int64_t pair = r - heavy;
+    first = base + heavy + 2 * pair;
+    return 2 * pair + 1 < width ? 2 : 1;
+  }
 };
+
+// The busiest of `sm_count` CTAs' work under `order`, in light-tile units (a tile of the last
+// M-tile costs 1 where it is light, every other tile 2).
+constexpr std::int64_t busiest_cta_cost(const TileOrder& order, bool last_light, int sm_count) {
+  const std::int64_t items = order.items(), grid = items < sm_count ? items : sm_count;
+  std::int64_t busiest = 0;
+  for (std::int64_t b = 0; b < grid; ++b) {
+    std::int64_t cost = 0;
+    for (std::int64_t i = b; i < items; i += grid) {
+      std::int64_t first = 0;
+      const int n = order.item_tiles(i, first);
+      for (std::int64_t t = first; t < first + n; ++t) {
+        std::int64_t m_tile = 0, n_tile = 0;
+        order.coords(t, m_tile, n_tile);
+        cost += last_light && m_tile == order.m_tiles - 1 ? 1 : 2;
+      }
+    }
+    busiest = cost > busiest ? cost : busiest;
+  }
+  return busiest;
+}
+
+// `order` with light pairs where they pay: the last of its M-tiles holds at most `light_rows` of
+// the `m` rows (`bm` a tile), and pairing lightens the busiest of `sm_count` CTAs (925 tokens of
+// qkv_proj: 630 items, at most 5 tiles' cost a CTA, instead of 672 tiles, 6 a CTA). Where
+// pairing does not pay (one tile a CTA anyway; every tile light) the order stays as it is.
+constexpr TileOrder with_light_pairs(TileOrder order, std::int64_t m, int bm, int light_rows, int sm_count) {
+  if (order.count() == 0 || m - (order.m_tiles - 1) * bm > light_rows) return order;
+  TileOrder paired = order;
+  paired.light_pairs = true;
+  return busiest_cta_cost(paired, true, sm_count) < busiest_cta_cost(order, true, sm_count) ? paired : order;
+}
 
 }  // namespace fusekit::gemm
