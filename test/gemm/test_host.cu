@@ -259,7 +259,7 @@ TEST_CASE("split plan: whole tiles first, then one item per segment of each spli
 }
 
 TEST_CASE("tile order: light pairs cover every tile once, pair only the last M-tile, and only where they pay") {
-  // 925 rows: the last 128-row tile holds 29, so only the first consumer multiplies there.
+  // 925 rows: the last 128-row tile holds 29 (a light tile: half the tensor work).
   for (std::int64_t n_tiles : {84, 83, 5, 8, 1}) {  // whole bands; a last band of 3 (a pair and a single); one band
     CAPTURE(n_tiles);
     TileOrder order{8, n_tiles};
@@ -292,8 +292,39 @@ TEST_CASE("tile order: light pairs cover every tile once, pair only the last M-t
   const TileOrder qkv925 = with_light_pairs(TileOrder{8, 84}, 925, 128, 64, sms);
   CHECK(qkv925.light_pairs);  // 672 tiles, 6 on the busiest CTA, against 630 items, 5 tiles' cost
   CHECK(qkv925.items() == 630);
-  CHECK(busiest_cta_cost(TileOrder{8, 84}, true, sms) == 12);
-  CHECK(busiest_cta_cost(qkv925, true, sms) == 10);
+  CHECK(busiest_cta_cost(TileOrder{8, 84}, sms) == 12);
+  CHECK(busiest_cta_cost(qkv925, sms) == 10);
+  // The model against a walk over every tile of every CTA's items.
+  auto walked = [](const TileOrder& order, int grid_max) {
+    const std::int64_t items = order.items(), grid = std::min<std::int64_t>(items, grid_max);
+    std::int64_t busiest = 0;
+    for (std::int64_t b = 0; b < grid; ++b) {
+      std::int64_t cost = 0;
+      for (std::int64_t i = b; i < items; i += grid) {
+        std::int64_t first = 0;
+        const int count = order.item_tiles(i, first);
+        for (std::int64_t t = first; t < first + count; ++t) {
+          std::int64_t m_tile = 0, n_tile = 0;
+          order.coords(t, m_tile, n_tile);
+          cost += m_tile == order.m_tiles - 1 ? 1 : 2;
+        }
+      }
+      busiest = std::max(busiest, cost);
+    }
+    return busiest;
+  };
+  for (std::int64_t m_tiles : {1, 2, 8, 9})
+    for (std::int64_t n_tiles = 1; n_tiles <= 90; n_tiles += 7)
+      for (bool pairs : {false, true})
+        for (int grid : {132, 7}) {
+          TileOrder order{m_tiles, n_tiles};
+          order.light_pairs = pairs;
+          CAPTURE(m_tiles);
+          CAPTURE(n_tiles);
+          CAPTURE(pairs);
+          CAPTURE(grid);
+          CHECK(busiest_cta_cost(order, grid) == walked(order, grid));
+        }
   CHECK(!with_light_pairs(TileOrder{8, 112}, 925, 128, 64, sms).light_pairs);  // fc1: 7 either way
   CHECK(with_light_pairs(TileOrder{8, 84}, 960, 128, 64, sms).light_pairs);    // 64 rows: still light
   CHECK(!with_light_pairs(TileOrder{8, 84}, 961, 128, 64, sms).light_pairs);   // 65 rows: both consumers work

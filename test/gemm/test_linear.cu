@@ -187,7 +187,7 @@ GPU_TEST_CASE("linear: light tile pairs (a short last M-tile) give the same bits
   } restore;
   if (gpu_state().sm_count == 132)  // the H200: these shapes do take pairs
     REQUIRE(gemm::with_light_pairs(gemm::TileOrder{8, 83}, 925, 128, 64, 132).light_pairs);
-  for (std::int64_t n : {21120, 21504}) {
+  for (std::int64_t n : {21120, 21504, 21376}) {  // 21376: a pair whose second tile column is half filled
     CAPTURE(n);
     const std::int64_t m = 925, k = 328;
     const DevMatrix a = random_device(DType::bf16, m, k, 1.0);
@@ -215,6 +215,27 @@ GPU_TEST_CASE("linear: light tile pairs (a short last M-tile) give the same bits
     CHECK_LAUNCH();
     const auto b_tail = download_bytes(y_tail);
     CHECK(std::equal(b_tail.begin(), b_tail.end(), bits[0].begin() + 7 * 128 * row_bytes));
+  }
+}
+
+GPU_TEST_CASE("linear: at most 64 rows on more tile columns than SMs: every tile light, split by N") {
+  // 37 rows and 133 tile columns of 256 take the persistent 128 x 256 kernel with every tile
+  // light (both consumers on the 37 rows, one N-tile each, m64n128); the first 2048 columns
+  // alone (8 tiles) take the few-row kernel, where the first consumer multiplies all 256
+  // columns (m64n256). wgmma's sums do not depend on N: the same bits.
+  const std::int64_t m = 37, n = 133 * 256 - 128, k = 200;
+  const DevMatrix a = random_device(DType::bf16, m, k, 1.0);
+  const DevMatrix w = random_device(DType::bf16, n, k, 1.0 / std::sqrt(double(k)));
+  const DevMatrix y = poisoned_output(DType::bf16, m, n), y_few = poisoned_output(DType::bf16, m, 2048);
+  REQUIRE(gemm::linear(a.view(), w.view(), y.out()).ok());
+  REQUIRE(gemm::linear(a.view(), {w.buf.get(), DType::bf16, 2048, k, 0}, y_few.out()).ok());
+  CHECK_LAUNCH();
+  check_close(fetch_written(y), ref_gemm(a.host, w.host, sample_rows(m, fresh_seed())), "linear, light tiles");
+  const auto b = download_bytes(y), b_few = download_bytes(y_few);
+  const std::size_t row = static_cast<std::size_t>(n) * 2, few_row = 2048 * 2;
+  for (std::int64_t r = 0; r < m; ++r) {
+    CAPTURE(r);
+    CHECK(std::equal(b_few.begin() + r * few_row, b_few.begin() + (r + 1) * few_row, b.begin() + r * row));
   }
 }
 

@@ -133,9 +133,9 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
       typename MainLoop::Accumulators acc;
       const std::int64_t row0 = m_tile * MainLoop::BM + cw * MainLoop::kWgRows;
       const bool rows_here = row0 < extent.m;  // uniform over the warpgroup
-      // A consumer with no rows in the tile (the last M-tile of 925 rows, calls of <= 64 rows)
-      // only hands the stages back, and the other multiplies alone: no tensor work on rows that
-      // are never stored.
+      // A consumer with no rows in the tile only hands the stages back, and the other multiplies
+      // alone: no tensor work on rows that are never stored (few-row and K-segment kernels; the
+      // plain 128 x 256 kernel splits such a tile by N between its consumers, below).
       auto multiply = [&](int begin, int end) {
         if (rows_here)
           MainLoop::consume(s, pos, begin, end, cw, acc);

@@ -5,8 +5,9 @@
 // read from HBM about once and then served from L2.
 //
 // An item is one tile, or a pair of light tiles: where the last M-tile has at most `light_rows`
-// rows (925 tokens: 29 of 128) only the first consumer multiplies, so such a tile costs about
-// half, and two side by side in the band make one item of about a whole tile's cost. The pairs
+// rows (925 tokens: 29 of 128) both consumers multiply those rows, one N-tile each
+// (kernel_sm90.hpp), so such a tile has half the tensor work, and two side by side in the band
+// make one item of about a whole tile's cost. The pairs
 // stay in their band (moving the light tiles to the end of the order, to balance the CTAs, was
 // measured slower: their W rows came from HBM again). The order of the tiles does not change
 // what any tile computes, so the bits do not depend on it.
@@ -14,7 +15,9 @@
 
 #include "fusekit/core/dtype.hpp"
 
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 namespace fusekit::gemm {
 
@@ -59,24 +62,34 @@ struct TileOrder {
   }
 };
 
-// The busiest of `sm_count` CTAs' work under `order`, in light-tile units (a tile of the last
-// M-tile costs 1 where it is light, every other tile 2).
-constexpr std::int64_t busiest_cta_cost(const TileOrder& order, bool last_light, int sm_count) {
-  const std::int64_t items = order.items(), grid = items < sm_count ? items : sm_count;
-  std::int64_t busiest = 0;
-  for (std::int64_t b = 0; b < grid; ++b) {
-    std::int64_t cost = 0;
-    for (std::int64_t i = b; i < items; i += grid) {
-      std::int64_t first = 0;
-      const int n = order.item_tiles(i, first);
-      for (std::int64_t t = first; t < first + n; ++t) {
-        std::int64_t m_tile = 0, n_tile = 0;
-        order.coords(t, m_tile, n_tile);
-        cost += last_light && m_tile == order.m_tiles - 1 ? 1 : 2;
-      }
+// The light tiles that run alone, one to an item, as item indices: every light tile without
+// pairs; with pairs only the last of an odd-width band's (the 8-wide bands pair up evenly).
+template <class F> void for_each_single_light_item(const TileOrder& order, F&& f) {
+  const std::int64_t bands = (order.n_tiles + TileOrder::kGroupN - 1) / TileOrder::kGroupN;
+  for (std::int64_t band = 0; band < bands; ++band) {
+    const std::int64_t width = std::min(TileOrder::kGroupN, order.n_tiles - band * TileOrder::kGroupN);
+    const std::int64_t heavy = (order.m_tiles - 1) * width;
+    if (!order.light_pairs) {
+      for (std::int64_t j = 0; j < width; ++j) f(band * TileOrder::kGroupN * order.m_tiles + heavy + j);
+    } else if (width % 2 == 1) {
+      f(band * order.band_items(TileOrder::kGroupN) + heavy + width / 2);
     }
-    busiest = cost > busiest ? cost : busiest;
   }
+}
+
+// The busiest of `sm_count` CTAs' work under `order` whose last M-tile is light, in light-tile
+// units: a light tile costs 1, any other item 2 (a heavy tile, or a pair). CTA b runs
+// items b, b + grid, ...: q or q + 1 of them, less 1 for each light tile it runs alone. Host
+// work in the tile columns and the grid, not the tiles (it runs on every such launch).
+inline std::int64_t busiest_cta_cost(const TileOrder& order, int sm_count) {
+  const std::int64_t items = order.items(), grid = std::min<std::int64_t>(items, sm_count);
+  if (grid <= 0) return 0;
+  std::vector<std::int64_t> singles(static_cast<std::size_t>(grid), 0);
+  for_each_single_light_item(order, [&](std::int64_t i) { ++singles[static_cast<std::size_t>(i % grid)]; });
+  const std::int64_t q = items / grid, r = items % grid;
+  std::int64_t busiest = 0;
+  for (std::int64_t b = 0; b < grid; ++b)
+    busiest = std::max(busiest, 2 * (q + (b < r ? 1 : 0)) - singles[static_cast<std::size_t>(b)]);
   return busiest;
 }
 
@@ -84,11 +97,11 @@ constexpr std::int64_t busiest_cta_cost(const TileOrder& order, bool last_light,
 // the `m` rows (`bm` a tile), and pairing lightens the busiest of `sm_count` CTAs (925 tokens of
 // qkv_proj: 630 items, at most 5 tiles' cost a CTA, instead of 672 tiles, 6 a CTA). Where
 // pairing does not pay (one tile a CTA anyway; every tile light) the order stays as it is.
-constexpr TileOrder with_light_pairs(TileOrder order, std::int64_t m, int bm, int light_rows, int sm_count) {
+inline TileOrder with_light_pairs(TileOrder order, std::int64_t m, int bm, int light_rows, int sm_count) {
   if (order.count() == 0 || m - (order.m_tiles - 1) * bm > light_rows) return order;
   TileOrder paired = order;
   paired.light_pairs = true;
-  return busiest_cta_cost(paired, true, sm_count) < busiest_cta_cost(order, true, sm_count) ? paired : order;
+  return busiest_cta_cost(paired, sm_count) < busiest_cta_cost(order, sm_count) ? paired : order;
 }
 
 }  // namespace fusekit::gemm
