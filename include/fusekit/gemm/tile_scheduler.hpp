@@ -7,10 +7,11 @@
 // An item is one tile, or a pair of light tiles: where the last M-tile has at most `light_rows`
 // rows (925 tokens: 29 of 128) both consumers multiply those rows, one N-tile each
 // (kernel_sm90.hpp), so such a tile has half the tensor work, and two side by side in the band
-// make one item of about a whole tile's cost. The pairs
-// stay in their band (moving the light tiles to the end of the order, to balance the CTAs, was
-// measured slower: their W rows came from HBM again). The order of the tiles does not change
-// what any tile computes, so the bits do not depend on it.
+// make one item of about a whole tile's cost. (With the first consumer multiplying alone, a
+// light tile took a whole tile's time and pairs gained nothing: RESULTS.md, twelfth session.)
+// The pairs stay in their band (moving the light tiles to the end of the order, to balance the
+// CTAs, was measured slower: their W rows came from HBM again). The order of the tiles does not
+// change what any tile computes, so the bits do not depend on it.
 #pragma once
 
 #include "fusekit/core/dtype.hpp"
