@@ -2,15 +2,18 @@
 # NOT YET RUN (the device was withdrawn in session 12 before this call). Copy into a git-ignored
 # carry folder beside fusekit_test_gemm.xz and fusekit_bench_gemm.xz built from this branch,
 # fusekit_bench_gemm_e1.xz (6de7a50's code plus the FUSEKIT_LIGHT_PAIRS switch), ab.py and
-# libbenchmark.so.1debian; run as `CALL=e4 bash <carry>/h200_light_tiles_ab.sh`.
-# Light tiles split by N between the consumers (m64n128 each) + light pairs. GPU suite, memcheck, racecheck; the whole suite: new (split + pairs), new with
-# FUSEKIT_LIGHT_PAIRS=off (split only), e1's build with pairs off (= 6de7a50's code), twice.
+# libbenchmark.so.1debian (and lr/ with fusekit-layer-report.xz and fusekit-convert.xz built
+# from this branch, for the layer report); run as `CALL=e4 bash <carry>/h200_light_tiles_ab.sh`.
+# Light tiles split by N between the consumers (m64n128 each) + light pairs. GPU suite, memcheck,
+# racecheck; the whole suite: new (split + pairs), new with FUSEKIT_LIGHT_PAIRS=off (split only),
+# e1's build with pairs off (= 6de7a50's code), twice; the layer report on the new build.
 set -u
 d=$(cd "$(dirname "$0")" && pwd)
-for f in "$d"/*.xz; do
+for f in "$d"/*.xz "$d"/lr/*.xz; do
+  [ -f "$f" ] || continue
   xz -d -k -f "$f" 2>/dev/null || python3 -c "import lzma,sys; open(sys.argv[1][:-3],'wb').write(lzma.open(sys.argv[1]).read())" "$f"
 done
-chmod +x "$d"/fusekit_* 2>/dev/null
+chmod +x "$d"/fusekit_* 2>/dev/null; chmod +x "$d"/lr/fusekit-* 2>/dev/null
 export LD_LIBRARY_PATH=$d
 o=$OUT/${CALL:-e4}; mkdir -p $o
 SECONDS=0
@@ -30,5 +33,6 @@ for i in 1 2; do
   FUSEKIT_LIGHT_PAIRS=off run old$i $d/fusekit_bench_gemm_e1 --skip-ceilings
 done
 O=$o python3 $d/ab.py new1 split1 old1 new2 split2 old2 | tee $o/ab.txt
+[ -d "$d/lr" ] && OUT=$o/lr bash tools/h200_layer_report.sh $d/lr 2>&1 | tail -n 27
 echo "t=$SECONDS"
 cd $OUT && tar czf ${CALL:-e4}.tgz ${CALL:-e4}
