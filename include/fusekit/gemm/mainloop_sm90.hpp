@@ -127,8 +127,9 @@ struct MainLoopSm90 {
   // read it retired.
   // kN = kSubN on 128 x 256 tiles (a light tile, whose rows all fit the first consumer): both
   // consumers multiply the tile's first 64 rows, consumer cw by N-tile cw's W rows (m64n128), into
-  // acc.v[0, 64). One warpgroup's m64n256 chain alone keeps the tensor pipe only about half busy
-  // (ncu, RESULTS.md twelfth session); wgmma's per-element sums do not depend on N: the same bits.
+  // acc.v[0, 64). wgmma's per-element sums do not depend on N: the same bits. (It was meant to
+  // halve a light tile's time; measured, it takes 0.85-0.95 of a whole tile either way, held by
+  // its W stream: RESULTS.md, thirteenth session.)
   template <int kN = BN>
   __device__ static void consume(SharedStorage& s, RingPosition& pos, int kb_begin, int kb_end, int cw,
                                  Accumulators& acc) {

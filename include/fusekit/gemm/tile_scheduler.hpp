@@ -6,12 +6,13 @@
 //
 // An item is one tile, or a pair of light tiles: where the last M-tile has at most `light_rows`
 // rows (925 tokens: 29 of 128) both consumers multiply those rows, one N-tile each
-// (kernel_sm90.hpp), so such a tile has half the tensor work, and two side by side in the band
-// make one item of about a whole tile's cost. (With the first consumer multiplying alone, a
-// light tile took a whole tile's time and pairs gained nothing: RESULTS.md, twelfth session.)
-// The pairs stay in their band (moving the light tiles to the end of the order, to balance the
-// CTAs, was measured slower: their W rows came from HBM again). The order of the tiles does not
-// change what any tile computes, so the bits do not depend on it.
+// (kernel_sm90.hpp), and two such tiles side by side in their band may make one item. A light
+// tile still costs 0.85-0.95 of a whole one (its k-slices carry the same W bytes through the
+// same ring), so a pair runs about 1.7 tile-times: that pays where it takes a round off the
+// busiest CTA (qkv_proj at 150 tokens: 12%) and is noise at 925 tokens (RESULTS.md, thirteenth
+// session). The pairs stay in their band (moving the light tiles to the end of the order, to
+// balance the CTAs, was measured slower: their W rows came from HBM again). The order of the
+// tiles does not change what any tile computes, so the bits do not depend on it.
 #pragma once
 
 #include "fusekit/core/dtype.hpp"
@@ -95,8 +96,9 @@ inline std::int64_t busiest_cta_cost(const TileOrder& order, int sm_count) {
 }
 
 // `order` with light pairs where they pay: the last of its M-tiles holds at most `light_rows` of
-// the `m` rows (`bm` a tile), and pairing lightens the busiest of `sm_count` CTAs (925 tokens of
-// qkv_proj: 630 items, at most 5 tiles' cost a CTA, instead of 672 tiles, 6 a CTA). Where
+// the `m` rows (`bm` a tile), and pairing lightens the busiest of `sm_count` CTAs, counting a
+// light tile as half a tile (925 tokens of qkv_proj: 630 items, at most 5 a CTA, instead of 672
+// tiles, 6 a CTA; measured, a pair costs about 1.7 tiles, so this gains little there). Where
 // pairing does not pay (one tile a CTA anyway; every tile light) the order stays as it is.
 inline TileOrder with_light_pairs(TileOrder order, std::int64_t m, int bm, int light_rows, int sm_count) {
   if (order.count() == 0 || m - (order.m_tiles - 1) * bm > light_rows) return order;
