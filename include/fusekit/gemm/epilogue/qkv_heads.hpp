@@ -94,6 +94,9 @@ template <class T, class OutT> struct QkvHeads {
     const int half = p.rot_dim / (2 * V), partner = lane < half ? lane + half : lane - half;
     const bool rotating_lane = lane < 2 * half;
     const float sign = lane < half ? -1.f : 1.f;  // x1' = x1 cos - x2 sin;  x2' = x2 cos + x1 sin
+    // One multiply and one MUFU.RSQ a row: IEEE `/ head_dim` and `1 / sqrtf` cost three
+    // branchy fix-up sequences on each row's dependency chain (SASS, thirteenth session).
+    const float inv_head_dim = 1.f / static_cast<float>(p.head_dim);
     for (int h0 = 0; h0 + p.head_dim <= t.cols; h0 += p.head_dim) {
       const std::int64_t gc = t.col0 + h0;
       const int s = part_of(gc, p.part_cols);
@@ -127,7 +130,7 @@ template <class T, class OutT> struct QkvHeads {
             float sum_sq = 0.f;
 #pragma unroll
             for (int e = 0; e < V; ++e) sum_sq += v[e] * v[e];
-            const float inv_rms = 1.f / sqrtf(warp_sum(sum_sq) / p.head_dim + p.eps);
+            const float inv_rms = rsqrtf(warp_sum(sum_sq) * inv_head_dim + p.eps);
 #pragma unroll
             for (int e = 0; e < V; ++e) v[e] = v[e] * inv_rms * w[e];
           }
