@@ -76,15 +76,17 @@ GPU_TEST_CASE("HeadRmsNorm and Rotary alone, composed into custom epilogues") {
 // QkvHeads on three parts of two heads each (q: norm + rotary, k: norm + rotary, v: plain), on
 // random cos/sin tables whose halves differ (so x1/x2 mix-ups show). 128-wide heads with rot_dim
 // a multiple of 8 take the warp-per-head path, the rest the composed nodes; a padded table row
-// (ld = rot + 1) takes the scalar table loads. One part alone == the same part inside three.
+// (ld = rot + 1) takes the scalar table loads. 109 rows: the Hopper kernel's second consumer gets a
+// tile starting past row 0 with 45 rows in it. One part alone == the same part inside three.
 GPU_TEST_CASE("QkvHeads: warp-per-head and composed paths, odd tables, one part == three parts") {
-  const std::int64_t m = 45, k = 136;
+  const std::int64_t m = 109, k = 136;
   struct Case {
     int head_dim, rot;
     bool padded_table;
   };
-  for (const Case c : {Case{128, 96, false}, Case{128, 128, false}, Case{128, 40, true}, Case{128, 0, false},
-                       Case{128, 100, false}, Case{64, 48, true}, Case{32, 24, false}}) {
+  for (const Case c : {Case{128, 96, false}, Case{128, 128, false}, Case{128, 40, false},
+                       Case{128, 40, true}, Case{128, 0, false}, Case{128, 100, false}, Case{64, 48, true},
+                       Case{32, 24, false}}) {
     for (DType out_t : {DType::bf16, DType::f32}) {
       CAPTURE(c.head_dim);
       CAPTURE(c.rot);

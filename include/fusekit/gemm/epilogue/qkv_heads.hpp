@@ -49,8 +49,12 @@ template <class T, class OutT> struct QkvHeads {
   }
 
   __device__ static void apply(const Params& p, AccTile& t) {
-    if (whole_head_lanes(p))
-      heads_by_warps(p, t);
+    // The table loads' vector/scalar choice made once, not predicated on every row (SASS: eight
+    // predicated-off scalar loads a row and lane issued beside the two vector ones).
+    if (whole_head_lanes(p) && vector_tables(p))
+      heads_by_warps<true>(p, t);
+    else if (whole_head_lanes(p))
+      heads_by_warps<false>(p, t);
     else
       composed(p, t);
   }
@@ -61,8 +65,12 @@ template <class T, class OutT> struct QkvHeads {
   // p.parts[s] by selects: a dynamic index into the kernel parameters would copy them to the stack.
   __device__ static Part part_at(const Params& p, int s) { return s == 0 ? p.parts[0] : s == 1 ? p.parts[1] : p.parts[2]; }
 
-  __device__ static void load4(float (&v)[4], const float* src, bool vector) {
-    if (vector) {
+  __device__ static bool vector_tables(const Params& p) {
+    return p.cos != nullptr && p.rot_dim > 0 && rows_aligned16(p.cos, p.ld_cos) && rows_aligned16(p.sin, p.ld_sin);
+  }
+
+  template <bool kVector> __device__ static void load4(float (&v)[4], const float* src) {
+    if constexpr (kVector) {
       const float4 q = __ldg(reinterpret_cast<const float4*>(src));
       v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
     } else {
@@ -85,11 +93,10 @@ template <class T, class OutT> struct QkvHeads {
     }
   }
 
-  __device__ static void heads_by_warps(const Params& p, AccTile& t) {
+  template <bool kVectorTables> __device__ static void heads_by_warps(const Params& p, AccTile& t) {
     constexpr int V = kLaneChannels;
     const int lane = t.thread % 32, warp = t.thread / 32, warps = t.threads / 32, c = V * lane;
     const bool rotary_table = p.cos != nullptr && p.rot_dim > 0;
-    const bool vector_tables = rotary_table && rows_aligned16(p.cos, p.ld_cos) && rows_aligned16(p.sin, p.ld_sin);
     // Lanes [0, half) hold x1, [half, 2 half) hold x2; each takes its partner's 4 channels.
     const int half = p.rot_dim / (2 * V), partner = lane < half ? lane + half : lane - half;
     const bool rotating_lane = lane < 2 * half;
@@ -106,8 +113,15 @@ template <class T, class OutT> struct QkvHeads {
       float w[V];
 #pragma unroll
       for (int e = 0; e < V; ++e) w[e] = part.norm != nullptr ? to_float(part.norm[c + e]) : 1.f;
-      OutT* out = part.out + (gc - s * p.part_cols) + c;
-      for (int r0 = warp; r0 < t.rows; r0 += kRowsInFlight * warps) {
+      // Row pointers advanced by a step, not recomputed from 64-bit products each row (SASS: a
+      // dozen integer instructions a row).
+      OutT* out_row = part.out + (t.row0 + warp) * part.ld + (gc - s * p.part_cols) + c;
+      const float* cos_row = rotary_table ? p.cos + (t.row0 + warp) * p.ld_cos + c : nullptr;
+      const float* sin_row = rotary_table ? p.sin + (t.row0 + warp) * p.ld_sin + c : nullptr;
+      const std::int64_t out_step = warps * part.ld;
+      const std::int64_t cos_step = rotary_table ? warps * p.ld_cos : 0, sin_step = rotary_table ? warps * p.ld_sin : 0;
+      for (int r0 = warp; r0 < t.rows; r0 += kRowsInFlight * warps, out_row += kRowsInFlight * out_step,
+               cos_row += kRowsInFlight * cos_step, sin_row += kRowsInFlight * sin_step) {
         // The tables come from L2 (a row's cos/sin serve all its heads): issue several rows' loads
         // before the first use. The tile values are shared memory, read when needed.
         float cs[kRowsInFlight][V], sn[kRowsInFlight][V];
@@ -116,8 +130,8 @@ template <class T, class OutT> struct QkvHeads {
           const int r = r0 + i * warps;
           if (r >= t.rows) break;
           if (rotate && rotating_lane) {
-            load4(cs[i], p.cos + (t.row0 + r) * p.ld_cos + c, vector_tables);
-            load4(sn[i], p.sin + (t.row0 + r) * p.ld_sin + c, vector_tables);
+            load4<kVectorTables>(cs[i], cos_row + i * cos_step);
+            load4<kVectorTables>(sn[i], sin_row + i * sin_step);
           }
         }
 #pragma unroll
@@ -143,7 +157,7 @@ template <class T, class OutT> struct QkvHeads {
               for (int e = 0; e < V; ++e) v[e] = v[e] * cs[i][e] + other[e] * sn[i][e];
             }
           }
-          store4(out + (t.row0 + r) * part.ld, v);
+          store4(out_row + i * out_step, v);
         }
       }
     }
