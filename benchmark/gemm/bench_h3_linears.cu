@@ -222,6 +222,18 @@ void apply_light_pairs_override() {
   std::fprintf(stderr, "fusekit_bench_gemm: FUSEKIT_LIGHT_PAIRS=%s\n", pairs);
 }
 
+// FUSEKIT_GRID_OVERLAP=none|prologue|weights sets how a launch overlaps the one before it
+// (kernel_sm90.hpp's grid_overlap; the bits are the same), to measure the modes against each other.
+void apply_grid_overlap_override() {
+  const char* overlap = std::getenv("FUSEKIT_GRID_OVERLAP");
+  if (overlap == nullptr) return;
+  const std::string o = overlap;
+  gemm::grid_overlap() = o == "none"      ? gemm::GridOverlap::none
+                         : o == "weights" ? gemm::GridOverlap::weights
+                                          : gemm::GridOverlap::prologue;
+  std::fprintf(stderr, "fusekit_bench_gemm: FUSEKIT_GRID_OVERLAP=%s\n", overlap);
+}
+
 // FUSEKIT_GEMM_TOKENS=128,256,... replaces the token counts (70, 925, 4096), for sweeps over M.
 std::vector<std::int64_t> token_counts() {
   const char* list = std::getenv("FUSEKIT_GEMM_TOKENS");
@@ -254,6 +266,7 @@ void register_h3_linears() {
   apply_split_k_override();
   apply_segment_tiles_override();
   apply_light_pairs_override();
+  apply_grid_overlap_override();
   for (const Linear& L : kLinears)
     for (std::int64_t m : token_counts())
       for (Impl impl : {Impl::fused, Impl::bare, Impl::cublaslt}) {

@@ -265,6 +265,92 @@ GPU_TEST_CASE("linear: split tiles in a CUDA graph captured on a fresh stream") 
   REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
 }
 
+namespace {
+// Overwrites x with values from `seed` in [-1, 1): the kernel before a GEMM that reads x, as in
+// a model where each linear consumes the previous kernel's output. A plain launch: it never
+// signals its dependents early, so the GEMM after it may start only as it finishes.
+__global__ void scribble(bf16_t* x, std::int64_t count, unsigned seed) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < count; i += gridDim.x * std::int64_t(blockDim.x)) {
+    unsigned h = static_cast<unsigned>(i) * 2654435761u ^ seed;
+    h ^= h >> 15, h *= 2246822519u, h ^= h >> 13;
+    x[i] = __float2bfloat16(static_cast<float>(h & 0xffffu) / 32768.f - 1.f);
+  }
+}
+}  // namespace
+
+GPU_TEST_CASE("linear: launched over the previous kernel (programmatic dependent launch), every call sees its inputs") {
+  // The few-row K-segment kernel is launched to overlap the kernel before it (grid_overlap()).
+  // A chain of three such calls, each reading what the one before it wrote while that one may
+  // still run (every GEMM lets the next grid start at once), the last overwriting what the one
+  // before it read: x = scribble(seed); y1 = x W1^T; y2 = y1 W2^T; y1 = x W3^T. Each mode must
+  // give the bits of the same chain with a synchronize between calls, checked against float64,
+  // in every round (a read before the previous grid's end shows as stale or NaN bits).
+  struct Restore {
+    gemm::GridOverlap saved = gemm::grid_overlap().load();
+    ~Restore() { gemm::grid_overlap() = saved; }
+  } restore;
+  const std::int64_t m = 70, k = 6144, n2 = 1032;
+  const int sms = gpu_state().sm_count;
+  REQUIRE(gemm::k_segmented_weight(k / 128, k, sms));  // y1's and y2's calls: K segments, few rows
+  REQUIRE(gemm::k_segmented_weight((n2 + 127) / 128, k, sms));
+  const DevMatrix w1 = random_device(DType::bf16, k, k, 1.0 / std::sqrt(double(k)));
+  const DevMatrix w2 = random_device(DType::bf16, n2, k, 1.0 / std::sqrt(double(k)));
+  const DevMatrix w3 = random_device(DType::bf16, k, k, 1.0 / std::sqrt(double(k)));
+  DevMatrix x = poisoned_output(DType::bf16, m, k), y1 = poisoned_output(DType::bf16, m, k),
+            y2 = poisoned_output(DType::bf16, m, n2);
+  cudaStream_t stream = nullptr;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  auto call = [&](const DevMatrix& a, const DevMatrix& w, const DevMatrix& y) {
+    const Status st = gemm::linear(a.view(), w.view(), y.out(), {}, stream);
+    REQUIRE_MESSAGE(st.ok(), st.to_string());
+  };
+  auto scribble_x = [&](unsigned seed) {
+    scribble<<<264, 256, 0, stream>>>(static_cast<bf16_t*>(x.buf.get()), m * k, seed);
+    CUDA_CHECK(cudaGetLastError());
+  };
+  for (unsigned round = 0; round < 2; ++round) {
+    CAPTURE(round);
+    const unsigned seed = static_cast<unsigned>(fresh_seed());
+    // The chain with a synchronize after each kernel, each result against float64.
+    gemm::grid_overlap() = gemm::GridOverlap::prologue;
+    y1.buf.poison(), y2.buf.poison();
+    CUDA_CHECK(cudaDeviceSynchronize());
+    scribble_x(seed);
+    CHECK_LAUNCH();
+    const Matrix xv = fetch_written(x);
+    call(x, w1, y1);
+    CHECK_LAUNCH();
+    const Matrix y1v = fetch_written(y1);
+    call(y1, w2, y2);
+    CHECK_LAUNCH();
+    const Matrix y2v = fetch_written(y2);
+    call(x, w3, y1);
+    CHECK_LAUNCH();
+    const auto rows = sample_rows(m, fresh_seed());
+    check_close(y1v, ref_gemm(xv, w1.host, rows), "y1 = x W1^T");
+    check_close(y2v, ref_gemm(y1v, w2.host, rows), "y2 = y1 W2^T");
+    check_close(fetch_written(y1), ref_gemm(xv, w3.host, rows), "y1 = x W3^T");
+    const auto want_y2 = download_bytes(y2), want_y1 = download_bytes(y1);
+    for (gemm::GridOverlap overlap : {gemm::GridOverlap::none, gemm::GridOverlap::prologue, gemm::GridOverlap::weights}) {
+      CAPTURE(int(overlap));
+      gemm::grid_overlap() = overlap;
+      for (int repeat = 0; repeat < 3; ++repeat) {
+        y1.buf.poison(), y2.buf.poison();
+        CUDA_CHECK(cudaDeviceSynchronize());
+        scribble_x(seed);
+        call(x, w1, y1);
+        call(y1, w2, y2);
+        call(x, w3, y1);
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        CHECK_LAUNCH();
+        CHECK(download_bytes(y2) == want_y2);
+        CHECK(download_bytes(y1) == want_y1);
+      }
+    }
+  }
+  CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
 GPU_TEST_CASE("linear: a rejected call writes nothing") {
   const DevMatrix a = random_device(DType::bf16, 8, 16, 1.0);
   const DevMatrix w = random_device(DType::bf16, 16, 16, 1.0);

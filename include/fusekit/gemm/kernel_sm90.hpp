@@ -37,7 +37,7 @@ template <class MainLoop, class Epi>
 __global__ void __launch_bounds__(MainLoop::kThreads, 1)
     gemm_kernel_sm90(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map,
                      GemmExtent extent, std::int64_t sub_tiles, TileOrder order, typename Epi::Params params,
-                     SplitPlan plan) {
+                     SplitPlan plan, bool weights_early) {
 #ifdef FUSEKIT_SM90A
   using Storage = typename MainLoop::SharedStorage;
   extern __shared__ unsigned char smem_raw[];
@@ -54,6 +54,11 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
   };
   if (threadIdx.x == 0) MainLoop::init(s);
   __syncthreads();
+  // The next grid on the stream may be scheduled now, if it was launched with programmatic
+  // dependent launch: its CTAs take SMs as this grid's leave, and touch nothing this grid reads
+  // or writes until it has completed. Launched that way itself (grid_overlap()), this grid waits
+  // for the previous one before any global access (below); otherwise the waits return at once.
+  allow_next_grid();
 
   const int warpgroup = threadIdx.x / 128;
   const int k_blocks = static_cast<int>((extent.k + MainLoop::BK - 1) / MainLoop::BK);
@@ -93,6 +98,8 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
     if (threadIdx.x == 0) {
       ptx::prefetch_tensor_map(&a_map);
       ptx::prefetch_tensor_map(&w_map);
+      if (!weights_early) wait_for_prior_grid();
+      bool first_unit = true;  // with weights_early, its W slices go out before the wait
       for (std::int64_t i = blockIdx.x; i < items; i += gridDim.x) {
         std::int64_t first;
         const int count = units(i, first);
@@ -104,12 +111,17 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
           sources(n_tile, wr);
           int begin, end;
           slices(it, begin, end);
-          MainLoop::produce(s, pos, &a_map, &w_map, begin, end, m_tile * MainLoop::BM, wr);
+          if (weights_early && first_unit)
+            MainLoop::produce_weights_first(s, pos, &a_map, &w_map, begin, end, m_tile * MainLoop::BM, wr);
+          else
+            MainLoop::produce(s, pos, &a_map, &w_map, begin, end, m_tile * MainLoop::BM, wr);
+          first_unit = false;
         }
       }
     }
   } else {
     ptx::setmaxnreg_inc<232>();
+    wait_for_prior_grid();  // the epilogue's inputs, the outputs and the split workspace
     const int cw = warpgroup - 1;
     // One unit a pass (`continue` goes to the next); an item's units (a light pair's two tiles)
     // run one after the other.
@@ -279,6 +291,23 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
 #endif
 }
 
+// How the few-row K-segment kernel (HopperNarrowDeepMainLoop: out_proj and fc2 at 70 tokens)
+// overlaps the kernel before it on the stream, through programmatic dependent launch
+// (core/launch.cuh). `prologue` (the default): its CTAs may start as the previous grid's leave,
+// set up their barriers and tensor maps, and touch no global memory until that grid has
+// completed. `weights`: the producers also load W's first ring stages before then, so the weight
+// stream starts under the previous kernel's tail; only for weights that kernel does not write
+// (a model's weights, loaded once). `none`: a plain launch. The other kernels launch plainly:
+// measured (H200, RESULTS.md, fourteenth session), the overlap made them up to 4% slower, and
+// qkv_proj at 70 tokens 25% (its 84 CTAs leave 48 SMs idle, which the next grid's CTAs take
+// early; why that costs so much is not known), while these CTAs, one k-range each ending in a
+// split-tile exchange, gained 3% (prologue) and 8-12% (weights).
+enum class GridOverlap : std::uint8_t { none, prologue, weights };
+inline std::atomic<GridOverlap>& grid_overlap() {
+  static std::atomic<GridOverlap> overlap{GridOverlap::prologue};
+  return overlap;
+}
+
 // Process-wide switch for light pairs (tile_scheduler.hpp; on by default): tests compare the
 // orders bit for bit, benchmarks time them.
 inline std::atomic<bool>& light_tile_pairs() {
@@ -360,8 +389,11 @@ Status launch_sm90(const GemmOperands<T>& op, const typename Epi::Params& params
   const std::int64_t items = MainLoop::kSegmented ? plan.items(order.count()) : order.items();
   const std::int64_t ctas = device.sm_count;  // persistent: one CTA per SM at most
   shape.grid = dim3(static_cast<unsigned>(items < ctas ? items : ctas));
+  constexpr bool kOverlaps = MainLoop::kSegmented && MainLoop::kStagingInRing;  // see grid_overlap()
+  const GridOverlap overlap = kOverlaps ? grid_overlap().load(std::memory_order_relaxed) : GridOverlap::none;
+  shape.dependent = overlap != GridOverlap::none;
   return launch_kernel(kernel, shape, stream, a_map, w_map, GemmExtent{op.m, op.n, op.k}, n_tiles, order,
-                       params, plan);
+                       params, plan, overlap == GridOverlap::weights);
 }
 
 }  // namespace detail

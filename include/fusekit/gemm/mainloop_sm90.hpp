@@ -10,6 +10,7 @@
 // (split_k.hpp), whatever M: a row's result does not depend on the other rows of the call.
 #pragma once
 
+#include "fusekit/core/launch.cuh"
 #include "fusekit/gemm/epilogue/tile.hpp"
 #include "fusekit/gemm/operands.hpp"
 #include "fusekit/gemm/ptx_sm90.hpp"
@@ -106,14 +107,39 @@ struct MainLoopSm90 {
     for (int kb = kb_begin; kb < kb_end; ++kb) {
       ptx::mbarrier_wait(&s.empty[pos.stage], pos.phase ^ 1u);
       ptx::mbarrier_arrive_expect_tx(&s.full[pos.stage], kStageBytes);
-      std::uint64_t* full = &s.full[pos.stage];
-      ptx::tma_load_2d(s.a[pos.stage], a_map, full, kb * BK, static_cast<int>(m0));
-#pragma unroll
-      for (int h = 0; h < 2 * NSub; ++h)
-        ptx::tma_load_2d(s.b[pos.stage] + h * kHalfBytes, w_map, full, kb * BK,
-                         static_cast<int>(wr[h / 2].first[h % 2]));
+      ptx::tma_load_2d(s.a[pos.stage], a_map, &s.full[pos.stage], kb * BK, static_cast<int>(m0));
+      load_weights(s, pos.stage, w_map, kb, wr);
       pos.advance<kStages>();
     }
+  }
+
+  // The same for a CTA's first tile while the previous grid on the stream may still run
+  // (programmatic dependent launch, kernel_sm90.hpp): W's boxes for the first kStages slices go
+  // out at once, A's only once that grid has completed (A may be its output; W is not, the
+  // caller's promise). Each stage's barrier expects both from the start. The ring is fresh.
+  __device__ static void produce_weights_first(SharedStorage& s, RingPosition& pos, const CUtensorMap* a_map,
+                                               const CUtensorMap* w_map, int kb_begin, int kb_end, std::int64_t m0,
+                                               const WeightRows (&wr)[NSub]) {
+    const int ahead = kb_end - kb_begin < kStages ? kb_end - kb_begin : kStages;
+    for (int j = 0; j < ahead; ++j) {
+      ptx::mbarrier_arrive_expect_tx(&s.full[j], kStageBytes);
+      load_weights(s, j, w_map, kb_begin + j, wr);
+    }
+    wait_for_prior_grid();
+    for (int j = 0; j < ahead; ++j) {
+      ptx::tma_load_2d(s.a[j], a_map, &s.full[j], (kb_begin + j) * BK, static_cast<int>(m0));
+      pos.advance<kStages>();
+    }
+    produce(s, pos, a_map, w_map, kb_begin + ahead, kb_end, m0, wr);
+  }
+
+  // k-slice kb of both W-row halves of each N-tile (64 rows each, in tile-column order).
+  __device__ static void load_weights(SharedStorage& s, int stage, const CUtensorMap* w_map, int kb,
+                                      const WeightRows (&wr)[NSub]) {
+#pragma unroll
+    for (int h = 0; h < 2 * NSub; ++h)
+      ptx::tma_load_2d(s.b[stage] + h * kHalfBytes, w_map, &s.full[stage], kb * BK,
+                       static_cast<int>(wr[h / 2].first[h % 2]));
   }
 
   struct Accumulators {
