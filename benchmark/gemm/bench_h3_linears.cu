@@ -228,6 +228,8 @@ void apply_grid_overlap_override() {
   const char* overlap = std::getenv("FUSEKIT_GRID_OVERLAP");
   if (overlap == nullptr) return;
   const std::string o = overlap;
+  if (o != "none" && o != "prologue" && o != "weights")
+    throw std::runtime_error("FUSEKIT_GRID_OVERLAP: expected none, prologue or weights, got " + o);
   gemm::grid_overlap() = o == "none"      ? gemm::GridOverlap::none
                          : o == "weights" ? gemm::GridOverlap::weights
                                           : gemm::GridOverlap::prologue;

@@ -267,9 +267,10 @@ GPU_TEST_CASE("linear: split tiles in a CUDA graph captured on a fresh stream") 
 
 namespace {
 // Overwrites x with values from `seed` in [-1, 1): the kernel before a GEMM that reads x, as in
-// a model where each linear consumes the previous kernel's output. A plain launch: it never
-// signals its dependents early, so the GEMM after it may start only as it finishes.
+// a model where each linear consumes the previous kernel's output. It lets the next grid start
+// at once, so a GEMM launched to overlap it runs beside it.
 __global__ void scribble(bf16_t* x, std::int64_t count, unsigned seed) {
+  allow_next_grid();
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < count; i += gridDim.x * std::int64_t(blockDim.x)) {
     unsigned h = static_cast<unsigned>(i) * 2654435761u ^ seed;
     h ^= h >> 15, h *= 2246822519u, h ^= h >> 13;
@@ -280,19 +281,30 @@ __global__ void scribble(bf16_t* x, std::int64_t count, unsigned seed) {
 
 GPU_TEST_CASE("linear: launched over the previous kernel (programmatic dependent launch), every call sees its inputs") {
   // The few-row K-segment kernel is launched to overlap the kernel before it (grid_overlap()).
-  // A chain of three such calls, each reading what the one before it wrote while that one may
-  // still run (every GEMM lets the next grid start at once), the last overwriting what the one
-  // before it read: x = scribble(seed); y1 = x W1^T; y2 = y1 W2^T; y1 = x W3^T. Each mode must
-  // give the bits of the same chain with a synchronize between calls, checked against float64,
-  // in every round (a read before the previous grid's end shows as stale or NaN bits).
+  // A chain of three such calls after a kernel that writes their input, each reading what the
+  // kernel before it wrote while that one may still run, the last overwriting what the one
+  // before it read: x = scribble(seed); y1 = x W1^T; y2 = y1 W2^T; y1 = x W3^T. Each mode, called
+  // eagerly and replayed from a CUDA graph (programmatic edges between the nodes), must give the
+  // bits of the same chain with a synchronize between calls, checked against float64, in every
+  // round (a read before the previous grid's end shows as stale or NaN bits).
   struct Restore {
     gemm::GridOverlap saved = gemm::grid_overlap().load();
     ~Restore() { gemm::grid_overlap() = saved; }
   } restore;
   const std::int64_t m = 70, k = 6144, n2 = 1032;
   const int sms = gpu_state().sm_count;
-  REQUIRE(gemm::k_segmented_weight(k / 128, k, sms));  // y1's and y2's calls: K segments, few rows
-  REQUIRE(gemm::k_segmented_weight((n2 + 127) / 128, k, sms));
+  REQUIRE(gemm::gemm_path().load() == gemm::GemmPath::automatic);
+  REQUIRE(gemm::split_k_way().load() == gemm::SplitKWay::automatic);
+  REQUIRE(gemm::segment_tiles().load() == gemm::SegmentTiles::automatic);
+  for (std::int64_t n : {k, n2}) {  // every call of the chain takes the few-row K-segment kernel
+    using Narrow = gemm::HopperNarrowMainLoop<bf16_t>;
+    const std::int64_t n_tiles = (n + 127) / 128;
+    const gemm::TileOrder order = gemm::detail::tile_order<Narrow>(m, n_tiles);
+    const gemm::SplitPlan plan = gemm::detail::segment_plan(order, n_tiles, static_cast<int>(k / 64), sms,
+                                                            gemm::SplitKWay::automatic);
+    REQUIRE(gemm::k_segmented_weight(n_tiles, k, sms));
+    REQUIRE(gemm::detail::few_rows_one_range(plan, m, gemm::kFewRows, order.count(), sms));
+  }
   const DevMatrix w1 = random_device(DType::bf16, k, k, 1.0 / std::sqrt(double(k)));
   const DevMatrix w2 = random_device(DType::bf16, n2, k, 1.0 / std::sqrt(double(k)));
   const DevMatrix w3 = random_device(DType::bf16, k, k, 1.0 / std::sqrt(double(k)));
@@ -334,18 +346,38 @@ GPU_TEST_CASE("linear: launched over the previous kernel (programmatic dependent
     for (gemm::GridOverlap overlap : {gemm::GridOverlap::none, gemm::GridOverlap::prologue, gemm::GridOverlap::weights}) {
       CAPTURE(int(overlap));
       gemm::grid_overlap() = overlap;
-      for (int repeat = 0; repeat < 3; ++repeat) {
-        y1.buf.poison(), y2.buf.poison();
-        CUDA_CHECK(cudaDeviceSynchronize());
+      auto chain = [&] {
         scribble_x(seed);
         call(x, w1, y1);
         call(y1, w2, y2);
         call(x, w3, y1);
+      };
+      for (int repeat = 0; repeat < 3; ++repeat) {
+        y1.buf.poison(), y2.buf.poison();
+        CUDA_CHECK(cudaDeviceSynchronize());
+        chain();
         CUDA_CHECK(cudaStreamSynchronize(stream));
         CHECK_LAUNCH();
         CHECK(download_bytes(y2) == want_y2);
         CHECK(download_bytes(y1) == want_y1);
       }
+      cudaGraph_t graph = nullptr;
+      cudaGraphExec_t exec = nullptr;
+      CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+      chain();
+      CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+      CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+      for (int replay = 0; replay < 2; ++replay) {
+        y1.buf.poison(), y2.buf.poison();
+        CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaGraphLaunch(exec, stream));
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        CHECK_LAUNCH();
+        CHECK(download_bytes(y2) == want_y2);
+        CHECK(download_bytes(y1) == want_y1);
+      }
+      CUDA_CHECK(cudaGraphExecDestroy(exec));
+      CUDA_CHECK(cudaGraphDestroy(graph));
     }
   }
   CUDA_CHECK(cudaStreamDestroy(stream));

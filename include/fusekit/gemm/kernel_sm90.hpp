@@ -30,6 +30,10 @@ struct GemmExtent {
   std::int64_t m = 0, n = 0, k = 0;
 };
 
+// How a launch overlaps the kernel before it on the stream (programmatic dependent launch; see
+// grid_overlap() below for the modes and where they are used).
+enum class GridOverlap : std::uint8_t { none, prologue, weights };
+
 // CTA b takes work items b, b + grid, ...: tiles of the order, or pairs of light tiles
 // (tile_scheduler.hpp), or for segmented main loops split_k.hpp's SplitPlan items (whole tiles
 // first, then one K segment of a split tile per item); the producer walks the same items.
@@ -37,7 +41,7 @@ template <class MainLoop, class Epi>
 __global__ void __launch_bounds__(MainLoop::kThreads, 1)
     gemm_kernel_sm90(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map,
                      GemmExtent extent, std::int64_t sub_tiles, TileOrder order, typename Epi::Params params,
-                     SplitPlan plan, bool weights_early) {
+                     SplitPlan plan, GridOverlap overlap) {
 #ifdef FUSEKIT_SM90A
   using Storage = typename MainLoop::SharedStorage;
   extern __shared__ unsigned char smem_raw[];
@@ -54,11 +58,11 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
   };
   if (threadIdx.x == 0) MainLoop::init(s);
   __syncthreads();
-  // The next grid on the stream may be scheduled now, if it was launched with programmatic
-  // dependent launch: its CTAs take SMs as this grid's leave, and touch nothing this grid reads
-  // or writes until it has completed. Launched that way itself (grid_overlap()), this grid waits
-  // for the previous one before any global access (below); otherwise the waits return at once.
-  allow_next_grid();
+  // Launched to overlap the previous grid (overlap != none), each thread that touches global
+  // memory first waits for that grid to complete (W's first stages excepted in the `weights`
+  // mode), and only then lets the next grid be scheduled: at most two grids are in flight, so
+  // a grid that loads W early never runs beside one that might still write it. Plain launches
+  // neither wait nor let the next grid start early.
 
   const int warpgroup = threadIdx.x / 128;
   const int k_blocks = static_cast<int>((extent.k + MainLoop::BK - 1) / MainLoop::BK);
@@ -98,8 +102,11 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
     if (threadIdx.x == 0) {
       ptx::prefetch_tensor_map(&a_map);
       ptx::prefetch_tensor_map(&w_map);
-      if (!weights_early) wait_for_prior_grid();
-      bool first_unit = true;  // with weights_early, its W slices go out before the wait
+      if (overlap == GridOverlap::prologue) {
+        wait_for_prior_grid();
+        allow_next_grid();
+      }
+      bool first_unit = true;  // in the `weights` mode its first W slices go out before the wait
       for (std::int64_t i = blockIdx.x; i < items; i += gridDim.x) {
         std::int64_t first;
         const int count = units(i, first);
@@ -111,7 +118,7 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
           sources(n_tile, wr);
           int begin, end;
           slices(it, begin, end);
-          if (weights_early && first_unit)
+          if (overlap == GridOverlap::weights && first_unit)
             MainLoop::produce_weights_first(s, pos, &a_map, &w_map, begin, end, m_tile * MainLoop::BM, wr);
           else
             MainLoop::produce(s, pos, &a_map, &w_map, begin, end, m_tile * MainLoop::BM, wr);
@@ -121,7 +128,10 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
     }
   } else {
     ptx::setmaxnreg_inc<232>();
-    wait_for_prior_grid();  // the epilogue's inputs, the outputs and the split workspace
+    if (overlap != GridOverlap::none) {  // before the epilogue's inputs, the outputs, the split workspace
+      wait_for_prior_grid();
+      allow_next_grid();
+    }
     const int cw = warpgroup - 1;
     // One unit a pass (`continue` goes to the next); an item's units (a light pair's two tiles)
     // run one after the other.
@@ -296,13 +306,13 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
 // (core/launch.cuh). `prologue` (the default): its CTAs may start as the previous grid's leave,
 // set up their barriers and tensor maps, and touch no global memory until that grid has
 // completed. `weights`: the producers also load W's first ring stages before then, so the weight
-// stream starts under the previous kernel's tail; only for weights that kernel does not write
-// (a model's weights, loaded once). `none`: a plain launch. The other kernels launch plainly:
-// measured (H200, RESULTS.md, fourteenth session), the overlap made them up to 4% slower, and
-// qkv_proj at 70 tokens 25% (its 84 CTAs leave 48 SMs idle, which the next grid's CTAs take
-// early; why that costs so much is not known), while these CTAs, one k-range each ending in a
-// split-tile exchange, gained 3% (prologue) and 8-12% (weights).
-enum class GridOverlap : std::uint8_t { none, prologue, weights };
+// stream starts under the previous kernel's tail; only where no kernel that may still run
+// writes W (the kernel before on the stream, and any it lets run beside itself: fusekit's
+// kernels let none). A model's weights, loaded once, qualify. `none`: a plain launch. The other
+// kernels launch plainly: measured (H200, RESULTS.md, fourteenth session), the overlap made them
+// up to 5% slower, and qkv_proj at 70 tokens 25% (its 84 CTAs leave 48 SMs idle, which the next
+// grid's CTAs take early; why that costs so much is not known), while these CTAs, one k-range
+// each, gained 1-4% (prologue) and 8-12% (weights).
 inline std::atomic<GridOverlap>& grid_overlap() {
   static std::atomic<GridOverlap> overlap{GridOverlap::prologue};
   return overlap;
@@ -393,7 +403,7 @@ Status launch_sm90(const GemmOperands<T>& op, const typename Epi::Params& params
   const GridOverlap overlap = kOverlaps ? grid_overlap().load(std::memory_order_relaxed) : GridOverlap::none;
   shape.dependent = overlap != GridOverlap::none;
   return launch_kernel(kernel, shape, stream, a_map, w_map, GemmExtent{op.m, op.n, op.k}, n_tiles, order,
-                       params, plan, overlap == GridOverlap::weights);
+                       params, plan, overlap);
 }
 
 }  // namespace detail

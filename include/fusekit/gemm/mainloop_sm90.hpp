@@ -114,9 +114,10 @@ struct MainLoopSm90 {
   }
 
   // The same for a CTA's first tile while the previous grid on the stream may still run
-  // (programmatic dependent launch, kernel_sm90.hpp): W's boxes for the first kStages slices go
-  // out at once, A's only once that grid has completed (A may be its output; W is not, the
-  // caller's promise). Each stage's barrier expects both from the start. The ring is fresh.
+  // (programmatic dependent launch, kernel_sm90.hpp): W's boxes for the first min(kStages,
+  // slices) slices go out at once, A's only once that grid has completed (A may be its output;
+  // W is not, the caller's promise), and only then may the next grid be scheduled. Each stage's
+  // barrier expects both from the start. Called on a fresh ring (the CTA's first unit).
   __device__ static void produce_weights_first(SharedStorage& s, RingPosition& pos, const CUtensorMap* a_map,
                                                const CUtensorMap* w_map, int kb_begin, int kb_end, std::int64_t m0,
                                                const WeightRows (&wr)[NSub]) {
@@ -126,6 +127,7 @@ struct MainLoopSm90 {
       load_weights(s, j, w_map, kb_begin + j, wr);
     }
     wait_for_prior_grid();
+    allow_next_grid();
     for (int j = 0; j < ahead; ++j) {
       ptx::tma_load_2d(s.a[j], a_map, &s.full[j], (kb_begin + j) * BK, static_cast<int>(m0));
       pos.advance<kStages>();
