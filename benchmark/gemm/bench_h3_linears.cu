@@ -222,6 +222,20 @@ void apply_light_pairs_override() {
   std::fprintf(stderr, "fusekit_bench_gemm: FUSEKIT_LIGHT_PAIRS=%s\n", pairs);
 }
 
+// FUSEKIT_SWAPPED_TILES=never|always overrides where whole-tile calls take the swapped tiles
+// (tokens as the wgmma's N; kernel.hpp's swapped_tiles; the bits are the same), to time both.
+void apply_swapped_tiles_override() {
+  const char* choice = std::getenv("FUSEKIT_SWAPPED_TILES");
+  if (choice == nullptr) return;
+  const std::string c = choice;
+  if (c != "never" && c != "always" && c != "automatic")
+    throw std::runtime_error("FUSEKIT_SWAPPED_TILES: expected never, always or automatic, got " + c);
+  gemm::swapped_tiles() = c == "never"    ? gemm::SwappedTiles::never
+                          : c == "always" ? gemm::SwappedTiles::always
+                                          : gemm::SwappedTiles::automatic;
+  std::fprintf(stderr, "fusekit_bench_gemm: FUSEKIT_SWAPPED_TILES=%s\n", choice);
+}
+
 // FUSEKIT_GRID_OVERLAP=none|prologue|weights sets how a launch overlaps the one before it
 // (kernel_sm90.hpp's grid_overlap; the bits are the same), to measure the modes against each other.
 void apply_grid_overlap_override() {
@@ -269,6 +283,7 @@ void register_h3_linears() {
   apply_segment_tiles_override();
   apply_light_pairs_override();
   apply_grid_overlap_override();
+  apply_swapped_tiles_override();
   for (const Linear& L : kLinears)
     for (std::int64_t m : token_counts())
       for (Impl impl : {Impl::fused, Impl::bare, Impl::cublaslt}) {

@@ -7,6 +7,7 @@
 #include "support/gpu.hpp"
 
 #include "fusekit/core/views.hpp"
+#include "fusekit/gemm/kernel.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -101,6 +102,24 @@ inline void check_not_worse_than_cublaslt(const Ref& fusekit_got, const Ref& cub
   const double ours = rel_err(fusekit_got, ref), theirs = rel_err(cublas_got, ref);
   MESSAGE(std::string(what) << ": rel_err_vs_fp64 fusekit " << ours << ", cuBLASLt+unfused " << theirs);
   if (ref.v.size() >= 4096) CHECK_MESSAGE(ours <= 1.1 * theirs, std::string(what) << ": fusekit " << ours << " vs cuBLASLt " << theirs);
+}
+
+// Puts the process-wide swapped-tiles choice (kernel.hpp) back as it was when the scope ends.
+struct RestoreSwappedTiles {
+  gemm::SwappedTiles saved = gemm::swapped_tiles().load();
+  ~RestoreSwappedTiles() { gemm::swapped_tiles() = saved; }
+};
+
+// Runs `check` on the tiles the launcher picks, then again with every call of whole tiles forced
+// onto the swapped tiles (tokens as the wgmma's N, kernel_sm90_swapped.hpp), which must pass the
+// same checks on the same shapes (on other GPUs and on the portable path both runs are the same).
+template <class F> void on_both_tiles(F&& check) {
+  const RestoreSwappedTiles restore;
+  for (gemm::SwappedTiles choice : {gemm::SwappedTiles::automatic, gemm::SwappedTiles::always}) {
+    CAPTURE(int(choice));
+    gemm::swapped_tiles() = choice;
+    check();
+  }
 }
 
 }  // namespace fusekit::test

@@ -43,51 +43,104 @@ void run_linear(DType t, Shape s, Activation act, bool with_bias, DType out_t) {
 }  // namespace
 
 GPU_TEST_CASE("linear: identity epilogue, odd M and the smallest K and N") {
-  for (Shape s : {Shape{1, 8, 8}, Shape{3, 8, 16}, Shape{37, 136, 72}, Shape{65, 8, 8}, Shape{70, 264, 520},
-                  Shape{129, 384, 264}, Shape{925, 1024, 512}, Shape{300, 2048, 2048}})
-    run_linear(DType::bf16, s, Activation::identity, false, DType::bf16);
+  on_both_tiles([] {
+    for (Shape s : {Shape{1, 8, 8}, Shape{3, 8, 16}, Shape{37, 136, 72}, Shape{65, 8, 8}, Shape{70, 264, 520},
+                    Shape{129, 384, 264}, Shape{161, 136, 200}, Shape{925, 1024, 512}, Shape{300, 2048, 2048}})
+      run_linear(DType::bf16, s, Activation::identity, false, DType::bf16);
+  });
 }
 
 GPU_TEST_CASE("linear: fp16 inputs") {
-  for (Shape s : {Shape{5, 24, 40}, Shape{200, 1032, 1024}})
-    run_linear(DType::f16, s, Activation::identity, false, DType::f16);
+  on_both_tiles([] {
+    for (Shape s : {Shape{5, 24, 40}, Shape{200, 1032, 1024}})
+      run_linear(DType::f16, s, Activation::identity, false, DType::f16);
+  });
 }
 
 GPU_TEST_CASE("linear: bias, GELU (tanh) and SiLU") {
-  run_linear(DType::bf16, {37, 392, 256}, Activation::identity, true, DType::bf16);
-  run_linear(DType::bf16, {70, 520, 128}, Activation::gelu_tanh, true, DType::bf16);
-  run_linear(DType::bf16, {131, 256, 200}, Activation::silu, false, DType::bf16);
-  run_linear(DType::f16, {17, 136, 64}, Activation::gelu_tanh, false, DType::f16);
+  on_both_tiles([] {
+    run_linear(DType::bf16, {37, 392, 256}, Activation::identity, true, DType::bf16);
+    run_linear(DType::bf16, {70, 520, 128}, Activation::gelu_tanh, true, DType::bf16);
+    run_linear(DType::bf16, {131, 256, 200}, Activation::silu, false, DType::bf16);
+    run_linear(DType::f16, {17, 136, 64}, Activation::gelu_tanh, false, DType::f16);
+  });
 }
 
 GPU_TEST_CASE("linear: f32 output") {
-  run_linear(DType::bf16, {70, 264, 1024}, Activation::identity, false, DType::f32);
-  run_linear(DType::f16, {9, 64, 32}, Activation::silu, true, DType::f32);
+  on_both_tiles([] {
+    run_linear(DType::bf16, {70, 264, 1024}, Activation::identity, false, DType::f32);
+    run_linear(DType::f16, {9, 64, 32}, Activation::silu, true, DType::f32);
+  });
+}
+
+GPU_TEST_CASE("linear: swapped tiles (tokens as the wgmma's N) give the 128 x 256 tiles' bits") {
+  // The launcher picks the tile by M (kernel.hpp, prefer_swapped_tiles), so both must give every
+  // row the same bits, or a row's result would depend on how many rows share the call. Each
+  // shape runs on either tile, forced, and as the launcher picks; the rows of the last, partial
+  // 160-row tile alone must equal the same rows inside the call.
+  const RestoreSwappedTiles restore;
+  if (gpu_state().sm_count == 132) {  // the H200: 925 tokens of qkv_proj's width take the swapped tiles
+    REQUIRE(gemm::prefer_swapped_tiles(925, 168, 132));
+    REQUIRE_FALSE(gemm::prefer_swapped_tiles(4096, 168, 132));
+  }
+  for (Shape s : {Shape{925, 21504, 328}, Shape{161, 1032, 200}, Shape{300, 136, 72}}) {
+    CAPTURE(s.m);
+    CAPTURE(s.n);
+    CAPTURE(s.k);
+    const DevMatrix a = random_device(DType::bf16, s.m, s.k, 1.0);
+    const DevMatrix w = random_device(DType::bf16, s.n, s.k, 1.0 / std::sqrt(double(s.k)));
+    std::vector<std::vector<unsigned char>> bits;
+    for (gemm::SwappedTiles choice :
+         {gemm::SwappedTiles::never, gemm::SwappedTiles::always, gemm::SwappedTiles::automatic}) {
+      CAPTURE(int(choice));
+      gemm::swapped_tiles() = choice;
+      const DevMatrix y = poisoned_output(DType::bf16, s.m, s.n);
+      REQUIRE(gemm::linear(a.view(), w.view(), y.out()).ok());
+      CHECK_LAUNCH();
+      std::vector<std::int64_t> rows = sample_rows(s.m, fresh_seed());
+      rows.push_back(s.m - 1);
+      check_close(fetch_written(y), ref_gemm(a.host, w.host, rows), "linear, swapped tiles");
+      bits.push_back(download_bytes(y));
+    }
+    CHECK(bits[0] == bits[1]);
+    CHECK(bits[0] == bits[2]);
+    gemm::swapped_tiles() = gemm::SwappedTiles::always;
+    const std::int64_t first = (s.m - 1) / gemm::kSwappedTileRows * gemm::kSwappedTileRows, tail = s.m - first;
+    const DevMatrix y_tail = poisoned_output(DType::bf16, tail, s.n);
+    REQUIRE(gemm::linear({static_cast<const unsigned char*>(a.buf.get()) + first * s.k * 2, DType::bf16, tail, s.k, 0},
+                         w.view(), y_tail.out())
+                .ok());
+    CHECK_LAUNCH();
+    const auto b_tail = download_bytes(y_tail);
+    CHECK(std::equal(b_tail.begin(), b_tail.end(), bits[0].begin() + first * s.n * 2));
+  }
 }
 
 GPU_TEST_CASE("linear: strided views (row stride > cols) read and write only their columns") {
-  const std::int64_t m = 45, n = 136, k = 96, lda = 136, ldo = 200;
-  const DevMatrix a = random_device(DType::bf16, m, lda, 1.0);  // use the first k columns
-  const DevMatrix w = random_device(DType::bf16, n, k, 0.1);
-  const DevMatrix out = poisoned_output(DType::bf16, m, ldo);
-  const Status st = gemm::linear({a.buf.get(), DType::bf16, m, k, lda}, w.view(), {out.buf.get(), DType::bf16, m, n, ldo});
-  REQUIRE_MESSAGE(st.ok(), st.to_string());
-  CHECK_LAUNCH();
-  const auto bytes = download_bytes(out);
-  const Matrix full = from_bytes(DType::bf16, m, ldo, bytes);
-  Matrix a_used{DType::bf16, m, k, std::vector<float>(m * k)}, got{DType::bf16, m, n, std::vector<float>(m * n)};
-  std::int64_t gaps_written = 0, unwritten = 0;
-  for (std::int64_t r = 0; r < m; ++r) {
-    for (std::int64_t c = 0; c < k; ++c) a_used.v[r * k + c] = a.host.at(r, c);
-    for (std::int64_t c = 0; c < ldo; ++c) {
-      const bool poison = bytes[2 * (r * ldo + c)] == 0xFF && bytes[2 * (r * ldo + c) + 1] == 0xFF;
-      if (c < n) { got.v[r * n + c] = full.at(r, c); unwritten += poison; }
-      else gaps_written += !poison;
+  on_both_tiles([] {
+    const std::int64_t m = 45, n = 136, k = 96, lda = 136, ldo = 200;
+    const DevMatrix a = random_device(DType::bf16, m, lda, 1.0);  // use the first k columns
+    const DevMatrix w = random_device(DType::bf16, n, k, 0.1);
+    const DevMatrix out = poisoned_output(DType::bf16, m, ldo);
+    const Status st = gemm::linear({a.buf.get(), DType::bf16, m, k, lda}, w.view(), {out.buf.get(), DType::bf16, m, n, ldo});
+    REQUIRE_MESSAGE(st.ok(), st.to_string());
+    CHECK_LAUNCH();
+    const auto bytes = download_bytes(out);
+    const Matrix full = from_bytes(DType::bf16, m, ldo, bytes);
+    Matrix a_used{DType::bf16, m, k, std::vector<float>(m * k)}, got{DType::bf16, m, n, std::vector<float>(m * n)};
+    std::int64_t gaps_written = 0, unwritten = 0;
+    for (std::int64_t r = 0; r < m; ++r) {
+      for (std::int64_t c = 0; c < k; ++c) a_used.v[r * k + c] = a.host.at(r, c);
+      for (std::int64_t c = 0; c < ldo; ++c) {
+        const bool poison = bytes[2 * (r * ldo + c)] == 0xFF && bytes[2 * (r * ldo + c) + 1] == 0xFF;
+        if (c < n) { got.v[r * n + c] = full.at(r, c); unwritten += poison; }
+        else gaps_written += !poison;
+      }
     }
-  }
-  CHECK(unwritten == 0);
-  CHECK(gaps_written == 0);
-  check_close(got, ref_gemm(a_used, w.host, sample_rows(m, 1)), "strided linear");
+    CHECK(unwritten == 0);
+    CHECK(gaps_written == 0);
+    check_close(got, ref_gemm(a_used, w.host, sample_rows(m, 1)), "strided linear");
+  });
 }
 
 GPU_TEST_CASE("linear: repeatable bitwise across runs and independent of the tile shape") {

@@ -42,36 +42,37 @@ template <class Epi> void run_custom(const DevMatrix& a, const bf16_t* w, std::i
 }  // namespace
 
 GPU_TEST_CASE("HeadRmsNorm and Rotary alone, composed into custom epilogues") {
-  const std::int64_t m = 45, k = 136, n = 256;
-  for (int head_dim : {32, 64, 128}) {
-    CAPTURE(head_dim);
-    const DevMatrix a = random_device(DType::bf16, m, k, 1.0), w = random_device(DType::bf16, n, k, 0.1);
-    const DevMatrix weight = random_device(DType::bf16, 1, head_dim, 0.2, 1.0);
-    const auto [cos, sin] = rotary_tables(m, head_dim * 3 / 4);
-    const auto rows = sample_rows(m, 0);
+  on_both_tiles([] {
+    const std::int64_t m = 45, k = 136, n = 256;
+    for (int head_dim : {32, 64, 128}) {
+      CAPTURE(head_dim);
+      const DevMatrix a = random_device(DType::bf16, m, k, 1.0), w = random_device(DType::bf16, n, k, 0.1);
+      const DevMatrix weight = random_device(DType::bf16, 1, head_dim, 0.2, 1.0);
+      const auto [cos, sin] = rotary_tables(m, head_dim * 3 / 4);
+      const auto rows = sample_rows(m, 0);
 
-    using NormOnly = Epilogue<HeadRmsNorm<bf16_t>, StoreRows<bf16_t>>;
-    const DevMatrix normed = poisoned_output(DType::bf16, m, n);
-    // Norm heads in [head_dim, n): the first head stays raw, so the column range is tested too.
-    const NormOnly::Params np({static_cast<const bf16_t*>(weight.buf.get()), 1e-5f, head_dim, head_dim, n},
-                              {static_cast<bf16_t*>(normed.buf.get()), n});
-    run_custom<NormOnly>(a, w.buf.as<bf16_t>(), n, np);
-    Ref ref = ref_gemm(a.host, w.host, rows);
-    ref_head_rmsnorm(ref, head_dim, n, head_dim, weight.host, 1e-5);
-    check_close(fetch_written(normed), ref, "HeadRmsNorm alone");
+      using NormOnly = Epilogue<HeadRmsNorm<bf16_t>, StoreRows<bf16_t>>;
+      const DevMatrix normed = poisoned_output(DType::bf16, m, n);
+      // Norm heads in [head_dim, n): the first head stays raw, so the column range is tested too.
+      const NormOnly::Params np({static_cast<const bf16_t*>(weight.buf.get()), 1e-5f, head_dim, head_dim, n},
+                                {static_cast<bf16_t*>(normed.buf.get()), n});
+      run_custom<NormOnly>(a, w.buf.as<bf16_t>(), n, np);
+      Ref ref = ref_gemm(a.host, w.host, rows);
+      ref_head_rmsnorm(ref, head_dim, n, head_dim, weight.host, 1e-5);
+      check_close(fetch_written(normed), ref, "HeadRmsNorm alone");
 
-    using RotaryOnly = Epilogue<Rotary, StoreRows<bf16_t>>;
-    const DevMatrix rotated = poisoned_output(DType::bf16, m, n);
-    const int rot = head_dim * 3 / 4;
-    const RotaryOnly::Params rp({static_cast<const float*>(cos.buf.get()), static_cast<const float*>(sin.buf.get()), rot,
-                                 rot, rot, head_dim, 0, n},
-                                {static_cast<bf16_t*>(rotated.buf.get()), n});
-    run_custom<RotaryOnly>(a, w.buf.as<bf16_t>(), n, rp);
-    Ref rref = ref_gemm(a.host, w.host, rows);
-    ref_rotary(rref, 0, n, head_dim, rot, cos.host, sin.host);
-    check_close(fetch_written(rotated), rref, "Rotary alone");
-  }
-}
+      using RotaryOnly = Epilogue<Rotary, StoreRows<bf16_t>>;
+      const DevMatrix rotated = poisoned_output(DType::bf16, m, n);
+      const int rot = head_dim * 3 / 4;
+      const RotaryOnly::Params rp({static_cast<const float*>(cos.buf.get()), static_cast<const float*>(sin.buf.get()), rot,
+                                   rot, rot, head_dim, 0, n},
+                                  {static_cast<bf16_t*>(rotated.buf.get()), n});
+      run_custom<RotaryOnly>(a, w.buf.as<bf16_t>(), n, rp);
+      Ref rref = ref_gemm(a.host, w.host, rows);
+      ref_rotary(rref, 0, n, head_dim, rot, cos.host, sin.host);
+      check_close(fetch_written(rotated), rref, "Rotary alone");
+    }
+  });}
 
 // QkvHeads on three parts of two heads each (q: norm + rotary, k: norm + rotary, v: plain), on
 // random cos/sin tables whose halves differ (so x1/x2 mix-ups show). 128-wide heads with rot_dim
@@ -79,94 +80,96 @@ GPU_TEST_CASE("HeadRmsNorm and Rotary alone, composed into custom epilogues") {
 // (ld = rot + 1) takes the scalar table loads. 109 rows: the Hopper kernel's second consumer gets a
 // tile starting past row 0 with 45 rows in it. One part alone == the same part inside three.
 GPU_TEST_CASE("QkvHeads: warp-per-head and composed paths, odd tables, one part == three parts") {
-  const std::int64_t m = 109, k = 136;
-  struct Case {
-    int head_dim, rot;
-    bool padded_table;
-  };
-  for (const Case c : {Case{128, 96, false}, Case{128, 128, false}, Case{128, 40, false},
-                       Case{128, 40, true}, Case{128, 0, false}, Case{128, 100, false}, Case{64, 48, true},
-                       Case{32, 24, false}}) {
-    for (DType out_t : {DType::bf16, DType::f32}) {
-      CAPTURE(c.head_dim);
-      CAPTURE(c.rot);
-      CAPTURE(c.padded_table);
-      const std::int64_t part = 2 * c.head_dim, n = 3 * part, ld_table = c.rot + (c.padded_table ? 1 : 0);
-      const DevMatrix a = random_device(DType::bf16, m, k, 1.0), w = random_device(DType::bf16, n, k, 0.1);
-      const DevMatrix qn = random_device(DType::bf16, 1, c.head_dim, 0.2, 1.0), kn = random_device(DType::bf16, 1, c.head_dim, 0.2, 1.0);
-      const DevMatrix cos = random_device(DType::f32, m, std::max<std::int64_t>(ld_table, 1), 0.6),
-                      sin = random_device(DType::f32, m, std::max<std::int64_t>(ld_table, 1), 0.6);
-      DevMatrix out[3] = {poisoned_output(out_t, m, part), poisoned_output(out_t, m, part), poisoned_output(out_t, m, part)};
-      auto launch = [&]<class OutT>(OutT) {
-        using Heads = QkvHeads<bf16_t, OutT>;
-        typename Heads::Params p;
-        const DevMatrix* norms[3] = {&qn, &kn, nullptr};
-        for (int i = 0; i < 3; ++i)
-          p.parts[i] = {static_cast<OutT*>(out[i].buf.get()), part,
-                        norms[i] ? static_cast<const bf16_t*>(norms[i]->buf.get()) : nullptr, i < 2};
-        p.part_cols = part;
-        p.head_dim = c.head_dim;
-        p.cos = static_cast<const float*>(cos.buf.get()), p.sin = static_cast<const float*>(sin.buf.get());
-        p.ld_cos = p.ld_sin = ld_table;
-        p.rot_dim = c.rot;
-        CHECK(Heads::whole_head_lanes(p) == (c.head_dim == 128 && c.rot % 8 == 0));
-        run_custom<Epilogue<Heads>>(a, w.buf.as<bf16_t>(), n, typename Epilogue<Heads>::Params(p));
-        // The k part alone, on W's middle third.
-        DevMatrix alone = poisoned_output(out_t, m, part);
-        typename Heads::Params one = p;
-        one.parts[0] = {static_cast<OutT*>(alone.buf.get()), part, static_cast<const bf16_t*>(kn.buf.get()), true};
-        one.count = 1;
-        run_custom<Epilogue<Heads>>(a, w.buf.as<bf16_t>() + part * k, part, typename Epilogue<Heads>::Params(one));
-        CHECK_MESSAGE(bitwise_equal(alone, out[1]), "k alone != k inside q, k, v");
-      };
-      if (out_t == DType::f32)
-        launch(float{});
-      else
-        launch(bf16_t{});
-      const auto rows = sample_rows(m, 0);
-      Ref ref = ref_gemm(a.host, w.host, rows);
-      ref_head_rmsnorm(ref, 0, part, c.head_dim, qn.host, 1e-5);
-      ref_head_rmsnorm(ref, part, 2 * part, c.head_dim, kn.host, 1e-5);
-      if (c.rot > 0) ref_rotary(ref, 0, 2 * part, c.head_dim, c.rot, cos.host, sin.host);
-      const char* names[3] = {"q", "k", "v"};
-      for (int i = 0; i < 3; ++i) check_close(fetch_written(out[i]), cols_of(ref, i * part, part), names[i]);
+  on_both_tiles([] {
+    const std::int64_t m = 109, k = 136;
+    struct Case {
+      int head_dim, rot;
+      bool padded_table;
+    };
+    for (const Case c : {Case{128, 96, false}, Case{128, 128, false}, Case{128, 40, false},
+                         Case{128, 40, true}, Case{128, 0, false}, Case{128, 100, false}, Case{64, 48, true},
+                         Case{32, 24, false}}) {
+      for (DType out_t : {DType::bf16, DType::f32}) {
+        CAPTURE(c.head_dim);
+        CAPTURE(c.rot);
+        CAPTURE(c.padded_table);
+        const std::int64_t part = 2 * c.head_dim, n = 3 * part, ld_table = c.rot + (c.padded_table ? 1 : 0);
+        const DevMatrix a = random_device(DType::bf16, m, k, 1.0), w = random_device(DType::bf16, n, k, 0.1);
+        const DevMatrix qn = random_device(DType::bf16, 1, c.head_dim, 0.2, 1.0), kn = random_device(DType::bf16, 1, c.head_dim, 0.2, 1.0);
+        const DevMatrix cos = random_device(DType::f32, m, std::max<std::int64_t>(ld_table, 1), 0.6),
+                        sin = random_device(DType::f32, m, std::max<std::int64_t>(ld_table, 1), 0.6);
+        DevMatrix out[3] = {poisoned_output(out_t, m, part), poisoned_output(out_t, m, part), poisoned_output(out_t, m, part)};
+        auto launch = [&]<class OutT>(OutT) {
+          using Heads = QkvHeads<bf16_t, OutT>;
+          typename Heads::Params p;
+          const DevMatrix* norms[3] = {&qn, &kn, nullptr};
+          for (int i = 0; i < 3; ++i)
+            p.parts[i] = {static_cast<OutT*>(out[i].buf.get()), part,
+                          norms[i] ? static_cast<const bf16_t*>(norms[i]->buf.get()) : nullptr, i < 2};
+          p.part_cols = part;
+          p.head_dim = c.head_dim;
+          p.cos = static_cast<const float*>(cos.buf.get()), p.sin = static_cast<const float*>(sin.buf.get());
+          p.ld_cos = p.ld_sin = ld_table;
+          p.rot_dim = c.rot;
+          CHECK(Heads::whole_head_lanes(p) == (c.head_dim == 128 && c.rot % 8 == 0));
+          run_custom<Epilogue<Heads>>(a, w.buf.as<bf16_t>(), n, typename Epilogue<Heads>::Params(p));
+          // The k part alone, on W's middle third.
+          DevMatrix alone = poisoned_output(out_t, m, part);
+          typename Heads::Params one = p;
+          one.parts[0] = {static_cast<OutT*>(alone.buf.get()), part, static_cast<const bf16_t*>(kn.buf.get()), true};
+          one.count = 1;
+          run_custom<Epilogue<Heads>>(a, w.buf.as<bf16_t>() + part * k, part, typename Epilogue<Heads>::Params(one));
+          CHECK_MESSAGE(bitwise_equal(alone, out[1]), "k alone != k inside q, k, v");
+        };
+        if (out_t == DType::f32)
+          launch(float{});
+        else
+          launch(bf16_t{});
+        const auto rows = sample_rows(m, 0);
+        Ref ref = ref_gemm(a.host, w.host, rows);
+        ref_head_rmsnorm(ref, 0, part, c.head_dim, qn.host, 1e-5);
+        ref_head_rmsnorm(ref, part, 2 * part, c.head_dim, kn.host, 1e-5);
+        if (c.rot > 0) ref_rotary(ref, 0, 2 * part, c.head_dim, c.rot, cos.host, sin.host);
+        const char* names[3] = {"q", "k", "v"};
+        for (int i = 0; i < 3; ++i) check_close(fetch_written(out[i]), cols_of(ref, i * part, part), names[i]);
+      }
     }
-  }
-}
+  });}
 
 GPU_TEST_CASE("linear_qkv: tiny configuration, with and without norm and rotary, f32 output") {
-  const H3Dims d = H3Dims::tiny();
-  const std::int64_t part = d.heads * d.head_dim;
-  for (bool full : {true, false})
-    for (DType out_t : {DType::bf16, DType::f32}) {
-      CAPTURE(full);
-      const std::int64_t m = 23;
-      const DevMatrix h = random_device(DType::bf16, m, d.hidden, 1.0), w = random_device(DType::bf16, 3 * part, d.hidden, 0.125);
-      const DevMatrix qn = random_device(DType::bf16, 1, d.head_dim, 0.2, 1.0), kn = random_device(DType::bf16, 1, d.head_dim, 0.2, 1.0);
-      const auto [cos, sin] = rotary_tables(m, d.rotary_dim);
-      const DevMatrix q = poisoned_output(out_t, m, part), k = poisoned_output(out_t, m, part), v = poisoned_output(out_t, m, part);
-      QkvOptions opt;
-      opt.heads = d.heads;
-      opt.head_dim = d.head_dim;
-      if (full) {
-        opt.q_norm = {qn.buf.get(), DType::bf16, d.head_dim};
-        opt.k_norm = {kn.buf.get(), DType::bf16, d.head_dim};
-        opt.rotary_dim = d.rotary_dim;
-        opt.cos = cos.view();
-        opt.sin = sin.view();
+  on_both_tiles([] {
+    const H3Dims d = H3Dims::tiny();
+    const std::int64_t part = d.heads * d.head_dim;
+    for (bool full : {true, false})
+      for (DType out_t : {DType::bf16, DType::f32}) {
+        CAPTURE(full);
+        const std::int64_t m = 23;
+        const DevMatrix h = random_device(DType::bf16, m, d.hidden, 1.0), w = random_device(DType::bf16, 3 * part, d.hidden, 0.125);
+        const DevMatrix qn = random_device(DType::bf16, 1, d.head_dim, 0.2, 1.0), kn = random_device(DType::bf16, 1, d.head_dim, 0.2, 1.0);
+        const auto [cos, sin] = rotary_tables(m, d.rotary_dim);
+        const DevMatrix q = poisoned_output(out_t, m, part), k = poisoned_output(out_t, m, part), v = poisoned_output(out_t, m, part);
+        QkvOptions opt;
+        opt.heads = d.heads;
+        opt.head_dim = d.head_dim;
+        if (full) {
+          opt.q_norm = {qn.buf.get(), DType::bf16, d.head_dim};
+          opt.k_norm = {kn.buf.get(), DType::bf16, d.head_dim};
+          opt.rotary_dim = d.rotary_dim;
+          opt.cos = cos.view();
+          opt.sin = sin.view();
+        }
+        const Status st = linear_qkv(h.view(), w.view(), {q.out(), k.out(), v.out()}, opt);
+        REQUIRE_MESSAGE(st.ok(), st.to_string());
+        CHECK_LAUNCH();
+        const auto rows = sample_rows(m, 0);
+        Ref ref = ref_gemm(h.host, w.host, rows);
+        ref_qkv_epilogue(ref, part, d.head_dim, full ? d.rotary_dim : 0, full ? &qn.host : nullptr,
+                         full ? &kn.host : nullptr, cos.host, sin.host, d.eps);
+        check_close(fetch_written(q), cols_of(ref, 0, part), "q");
+        check_close(fetch_written(k), cols_of(ref, part, part), "k");
+        check_close(fetch_written(v), cols_of(ref, 2 * part, part), "v");
       }
-      const Status st = linear_qkv(h.view(), w.view(), {q.out(), k.out(), v.out()}, opt);
-      REQUIRE_MESSAGE(st.ok(), st.to_string());
-      CHECK_LAUNCH();
-      const auto rows = sample_rows(m, 0);
-      Ref ref = ref_gemm(h.host, w.host, rows);
-      ref_qkv_epilogue(ref, part, d.head_dim, full ? d.rotary_dim : 0, full ? &qn.host : nullptr,
-                       full ? &kn.host : nullptr, cos.host, sin.host, d.eps);
-      check_close(fetch_written(q), cols_of(ref, 0, part), "q");
-      check_close(fetch_written(k), cols_of(ref, part, part), "k");
-      check_close(fetch_written(v), cols_of(ref, 2 * part, part), "v");
-    }
-}
+  });}
 
 GPU_TEST_CASE("qkv_proj: every H3 token count; fused == separate thirds; repeatable; vs cuBLASLt") {
   const H3Dims d;
@@ -227,5 +230,17 @@ GPU_TEST_CASE("qkv_proj: every H3 token count; fused == separate thirds; repeata
         for (std::int64_t c = 0; c < part; ++c) got_all.at(r, i * part + c) = got.at(rows[r], c);
     }
     check_not_worse_than_cublaslt(got_all, unfused, ref, "qkv_proj");
+    if (m == 925) {  // the other tiles than the launcher's choice (kernel.hpp): the same bits
+      const RestoreSwappedTiles restore;
+      swapped_tiles() = prefer_swapped_tiles(m, 3 * part / 128, gpu_state().sm_count) ? SwappedTiles::never
+                                                                                         : SwappedTiles::always;
+      DevMatrix other[3] = {poisoned_output(DType::bf16, m, part), poisoned_output(DType::bf16, m, part),
+                            poisoned_output(DType::bf16, m, part)};
+      REQUIRE(qkv_proj(h.view(), w.view(), {other[0].out(), other[1].out(), other[2].out()}, q_norm, k_norm,
+                       cos.view(), sin.view())
+                  .ok());
+      CHECK_LAUNCH();
+      for (int i = 0; i < 3; ++i) CHECK_MESSAGE(bitwise_equal(out[i], other[i]), names[i] << ": the other tiles differ");
+    }
   }
 }

@@ -110,10 +110,13 @@ void run_gated_preset(Preset preset, const char* name, const DevMatrix& w, std::
 }  // namespace
 
 GPU_TEST_CASE("linear_residual: plain and gated, bias, in place == out of place") {
-  run_residual(37, 136, 72, false, true, DType::bf16);
-  run_residual(1, 8, 8, true, false, DType::bf16);
-  run_residual(130, 264, 256, true, true, DType::bf16);
-  run_residual(70, 200, 64, true, false, DType::f32);
+  on_both_tiles([] {
+    run_residual(37, 136, 72, false, true, DType::bf16);
+    run_residual(1, 8, 8, true, false, DType::bf16);
+    run_residual(130, 264, 256, true, true, DType::bf16);
+    run_residual(70, 200, 64, true, false, DType::f32);
+    run_residual(325, 1032, 136, true, true, DType::bf16);
+  });
 }
 
 GPU_TEST_CASE("linear_residual: an index outside the gate table makes its row NaN, not a stray read") {

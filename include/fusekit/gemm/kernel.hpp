@@ -6,6 +6,7 @@
 #include "fusekit/core/device.hpp"
 #include "fusekit/core/status.hpp"
 #include "fusekit/gemm/kernel_sm90.hpp"
+#include "fusekit/gemm/kernel_sm90_swapped.hpp"
 #include "fusekit/gemm/mainloop_sm80.hpp"
 #include "fusekit/gemm/tile_shape.hpp"
 
@@ -74,6 +75,34 @@ template <class T> using HopperNarrowDeepMainLoop = MainLoopSm90<T, 1, 9, true, 
 // half the tiles of the narrow loop, each cheaper per column, for calls with many tiles (925
 // tokens: 168 tiles in one whole wave and a wave of thirds, against 336 narrow tiles in 3 waves).
 template <class T> using HopperWideSegmentedMainLoop = MainLoopSm90<T, 2, 3, false, 0, true>;
+
+// Tokens as the wgmma's N (kernel_sm90_swapped.hpp): tiles of 160 tokens x 128 columns, 5
+// stages. The same bits as the 128 x 256 tiles, so M may choose between them.
+inline constexpr int kSwappedTileRows = 160;
+template <class T> using HopperSwappedMainLoop = SwappedMainLoopSm90<T, kSwappedTileRows, 5>;
+
+// Whether a call of whole tiles runs faster on the swapped tiles: the busiest SM's rounds of
+// tiles, a 160 x 128 tile costing kSwappedTileCost of a 128 x 256 one. The tile heights fit M
+// differently (925 tokens: 6 tiles of 160 rows, or 8 of 128 with 29 rows in the last one).
+// Measured (H200, RESULTS.md, fifteenth session: bare qkv_proj and fc1 on both tiles at 150 to
+// 2048 tokens) a swapped tile costs 0.64-0.81 of a 128 x 256 one, not its area's 0.625; with
+// 0.7 the model picks the faster tiles at every measured M but fc1 at 768 and 925 tokens (4% and
+// 1-3% left there). qkv_proj at 925 tokens: 8 rounds x 0.7 against 6, measured 302 against 353 us.
+inline constexpr double kSwappedTileCost = 0.7;
+constexpr bool prefer_swapped_tiles(std::int64_t m, std::int64_t n_tiles, int sm_count) {
+  if (sm_count < 1) return false;
+  auto rounds = [sm_count](std::int64_t tiles) { return (tiles + sm_count - 1) / sm_count; };
+  const std::int64_t plain = rounds((m + 127) / 128 * ((n_tiles + 1) / 2));
+  const std::int64_t swapped = rounds((m + kSwappedTileRows - 1) / kSwappedTileRows * n_tiles);
+  return swapped * kSwappedTileCost < plain;
+}
+
+// Process-wide override of that choice: tests compare both tiles bit for bit, benchmarks time them.
+enum class SwappedTiles : std::uint8_t { automatic, never, always };
+inline std::atomic<SwappedTiles>& swapped_tiles() {
+  static std::atomic<SwappedTiles> choice{SwappedTiles::automatic};
+  return choice;
+}
 
 // Long, narrow weights: K long (>= 6144: H3's out_proj and fc2, K = 7168 and 14336) and 256-wide
 // tiles leaving more than half the SMs without a tile column (21 columns). They cut K into
@@ -187,8 +216,13 @@ Status launch_gemm(const GemmOperands<T>& op, const typename Epi::Params& params
     }
     SplitPlan whole;
     whole.whole_tiles = detail::tile_order<HopperMainLoop<T>>(op.m, n_tiles).count();
+    const SwappedTiles swapped = swapped_tiles().load(std::memory_order_relaxed);
+    if (swapped == SwappedTiles::always)
+      return detail::launch_sm90_swapped<T, HopperSwappedMainLoop<T>, Epi>(op, params, n_tiles, device, stream);
     if (detail::few_rows_one_range(whole, op.m, kFewRows, whole.whole_tiles, device.sm_count))
       return detail::launch_sm90<T, HopperDeepMainLoop<T>, Epi>(op, params, n_tiles, whole, device, stream);
+    if (swapped == SwappedTiles::automatic && prefer_swapped_tiles(op.m, n_tiles, device.sm_count))
+      return detail::launch_sm90_swapped<T, HopperSwappedMainLoop<T>, Epi>(op, params, n_tiles, device, stream);
     return detail::launch_sm90<T, HopperMainLoop<T>, Epi>(op, params, n_tiles, whole, device, stream);
   }
   if (path == GemmPath::hopper)

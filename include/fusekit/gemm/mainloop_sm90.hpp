@@ -34,6 +34,32 @@ struct RingPosition {
   }
 };
 
+// The ring's barriers: full[i] completes when stage i's copies have landed (the producer's one
+// arrival and their bytes), empty[i] when every consumer warp has released it.
+template <int Stages>
+__device__ void init_ring(std::uint64_t (&full)[Stages], std::uint64_t (&empty)[Stages], int consumer_warps) {
+  for (int i = 0; i < Stages; ++i) {
+    ptx::mbarrier_init(&full[i], 1);
+    ptx::mbarrier_init(&empty[i], consumer_warps);
+  }
+  ptx::fence_barrier_init();
+}
+
+// A consumer's side of the ring with one wgmma batch in flight: once the batch reading a stage is
+// committed, wait for the batch before it and hand that one's stage back (one arrival a warp).
+struct BatchReleaser {
+  int previous = -1;
+  __device__ void committed(std::uint64_t* empty, int stage) {
+    ptx::wgmma_wait_group<1>();
+    if (previous >= 0 && threadIdx.x % 32 == 0) ptx::mbarrier_arrive(&empty[previous]);
+    previous = stage;
+  }
+  __device__ void drain(std::uint64_t* empty) const {
+    ptx::wgmma_wait_group<0>();
+    if (previous >= 0 && threadIdx.x % 32 == 0) ptx::mbarrier_arrive(&empty[previous]);
+  }
+};
+
 // StagingInRing: the consumers stage into the ring's memory instead of a buffer of their own,
 // which leaves room for a deeper ring (more bytes in flight per SM, what few-row calls streaming
 // a weight from HBM need). Only for CTAs that run one k-range in all (the kernel's last item):
@@ -91,13 +117,7 @@ struct MainLoopSm90 {
       return s.own.tiles[cw];
   }
 
-  __device__ static void init(SharedStorage& s) {
-    for (int i = 0; i < kStages; ++i) {
-      ptx::mbarrier_init(&s.full[i], 1);
-      ptx::mbarrier_init(&s.empty[i], kConsumers * 4);
-    }
-    ptx::fence_barrier_init();
-  }
+  __device__ static void init(SharedStorage& s) { init_ring(s.full, s.empty, kConsumers * 4); }
 
   // Producer (one thread): k-slices [kb_begin, kb_end) of one tile: A rows [m0, m0 + BM) and both
   // W-row halves of each N-tile (64 rows each, in tile-column order).
@@ -165,8 +185,7 @@ struct MainLoopSm90 {
     constexpr bool kSplitN = kN != BN;
     float(&d)[kN / 2] = *reinterpret_cast<float(*)[kN / 2]>(acc.v);
     const int a_offset = kSplitN ? 0 : cw * kWgRows * BK * 2, b_offset = kSplitN ? cw * 2 * kHalfBytes : 0;
-    const bool releases = threadIdx.x % 32 == 0;
-    int previous = -1;
+    BatchReleaser release;
     for (int kb = kb_begin; kb < kb_end; ++kb) {
       ptx::mbarrier_wait(&s.full[pos.stage], pos.phase);
       ptx::wgmma_fence();
@@ -176,13 +195,10 @@ struct MainLoopSm90 {
       for (int k16 = 0; k16 < BK / 16; ++k16)  // +32 bytes per k16 step inside the swizzled 128-byte rows
         ptx::wgmma_m64k16<T, kN>(d, desc_a + 2 * k16, desc_b + 2 * k16, kb > kb_begin || k16 > 0);
       ptx::wgmma_commit_group();
-      ptx::wgmma_wait_group<1>();
-      if (previous >= 0 && releases) ptx::mbarrier_arrive(&s.empty[previous]);
-      previous = pos.stage;
+      release.committed(s.empty, pos.stage);
       pos.advance<kStages>();
     }
-    ptx::wgmma_wait_group<0>();
-    if (previous >= 0 && releases) ptx::mbarrier_arrive(&s.empty[previous]);
+    release.drain(s.empty);
 #pragma unroll
     for (int i = 0; i < kN / 2; ++i) ptx::fence_registers(acc.v[i]);
   }

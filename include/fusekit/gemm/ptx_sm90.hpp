@@ -84,19 +84,21 @@ template <int Pending> __device__ __forceinline__ void wgmma_wait_group() {
 __device__ __forceinline__ void fence_registers(float& r) { asm volatile("" : "+f"(r)::"memory"); }
 
 // D (64 x N fp32; this thread holds N / 2 of them) = A (64 x 16) * B (16 x N) + (accumulate ? D : 0),
-// both operands K-major in shared memory; N = 128 or 256. Inline PTX names every accumulator
+// both operands K-major in shared memory; N = 128, 160 or 256. Inline PTX names every accumulator
 // register, so the register and operand lists are spelled out once per size here.
 #define FUSEKIT_WGMMA_REGS_64 "{" FUSEKIT_WGMMA_LIST_0_64 "}"
-#define FUSEKIT_WGMMA_REGS_128 "{" FUSEKIT_WGMMA_LIST_0_64 ", " FUSEKIT_WGMMA_LIST_64_128 "}"
+#define FUSEKIT_WGMMA_REGS_80 "{" FUSEKIT_WGMMA_LIST_0_64 ", " FUSEKIT_WGMMA_LIST_64_80 "}"
+#define FUSEKIT_WGMMA_REGS_128 "{" FUSEKIT_WGMMA_LIST_0_64 ", " FUSEKIT_WGMMA_LIST_64_80 ", " FUSEKIT_WGMMA_LIST_80_128 "}"
 #define FUSEKIT_WGMMA_LIST_0_64 \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "  \
   "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "  \
   "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "  \
   "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-#define FUSEKIT_WGMMA_LIST_64_128 \
-  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "  \
-  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "  \
-  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "  \
+#define FUSEKIT_WGMMA_LIST_64_80 \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79"
+#define FUSEKIT_WGMMA_LIST_80_128 \
+  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
+  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
   "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
 #define FUSEKIT_WGMMA_OPERANDS_64 \
   "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
@@ -107,11 +109,13 @@ __device__ __forceinline__ void fence_registers(float& r) { asm volatile("" : "+
       "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
       "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
       "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-#define FUSEKIT_WGMMA_OPERANDS_128 \
+#define FUSEKIT_WGMMA_OPERANDS_80 \
   FUSEKIT_WGMMA_OPERANDS_64, \
   "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
-      "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
-      "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
+      "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79])
+#define FUSEKIT_WGMMA_OPERANDS_128 \
+  FUSEKIT_WGMMA_OPERANDS_80, \
+  "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
       "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
       "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), \
       "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
@@ -128,10 +132,12 @@ template <class T, int N>
 __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b,
                                              bool accumulate) {
 #ifdef FUSEKIT_SM90A
-  static_assert(N == 128 || N == 256, "wgmma_m64k16: N is 128 or 256");
+  static_assert(N == 128 || N == 160 || N == 256, "wgmma_m64k16: N is 128, 160 or 256");
   constexpr bool bf16 = std::is_same_v<T, bf16_t>;
   if constexpr (N == 128 && bf16) FUSEKIT_WGMMA(128, "bf16", 64, 66, 64, 65);
   if constexpr (N == 128 && !bf16) FUSEKIT_WGMMA(128, "f16", 64, 66, 64, 65);
+  if constexpr (N == 160 && bf16) FUSEKIT_WGMMA(160, "bf16", 80, 82, 80, 81);
+  if constexpr (N == 160 && !bf16) FUSEKIT_WGMMA(160, "f16", 80, 82, 80, 81);
   if constexpr (N == 256 && bf16) FUSEKIT_WGMMA(256, "bf16", 128, 130, 128, 129);
   if constexpr (N == 256 && !bf16) FUSEKIT_WGMMA(256, "f16", 128, 130, 128, 129);
 #else
@@ -140,10 +146,13 @@ __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], std::uint64_t de
 }
 #undef FUSEKIT_WGMMA
 #undef FUSEKIT_WGMMA_REGS_64
+#undef FUSEKIT_WGMMA_REGS_80
 #undef FUSEKIT_WGMMA_REGS_128
 #undef FUSEKIT_WGMMA_OPERANDS_64
+#undef FUSEKIT_WGMMA_OPERANDS_80
 #undef FUSEKIT_WGMMA_OPERANDS_128
 #undef FUSEKIT_WGMMA_LIST_0_64
-#undef FUSEKIT_WGMMA_LIST_64_128
+#undef FUSEKIT_WGMMA_LIST_64_80
+#undef FUSEKIT_WGMMA_LIST_80_128
 
 }  // namespace fusekit::gemm::ptx

@@ -1,0 +1,118 @@
+// fusekit/gemm/mainloop_sm90_swapped.hpp: the Hopper main loop with the operands' roles swapped:
+// W's rows are the wgmma's M (64 a consumer warpgroup) and the tokens its N ("swap AB"). A
+// wgmma's N may be any multiple of 8, so the tile's height in tokens (BT) need not be a multiple
+// of 64 and can follow M: 925 tokens are 6 tiles of 160 (960 rows computed) instead of 8 of 128
+// (1024, 29 rows in the last), and H3's qkv_proj then takes 8 rounds of 160 x 128 tiles on 132
+// SMs instead of 6 of 128 x 256, 302 instead of 353 us on the H200 (RESULTS.md, fifteenth
+// session; cuBLASLt's kernels for these shapes hold the tokens in the MMA's N too).
+//
+// Same bits as MainLoopSm90: each output element is one dot product, summed by wgmma in
+// ascending k in k16 steps whichever operand holds the token (measured on the H200: RESULTS.md,
+// eighth session, "swap AB"), so a row's result still does not depend on M. The CTA tile is one
+// epilogue N-tile: consumer cw multiplies its W-row half cw (WeightRows::first[cw]).
+#pragma once
+
+#include "fusekit/gemm/epilogue/tile.hpp"
+#include "fusekit/gemm/mainloop_sm90.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+
+namespace fusekit::gemm {
+
+template <class T, int TileRows, int Stages> struct SwappedMainLoopSm90 {
+  static constexpr int kConsumers = 2;
+  static constexpr int kSubN = 128, kHalfRows = kSubN / 2;  // the N-tile: two 64-row W halves
+  static constexpr int BM = TileRows, BK = 64, kStages = Stages;
+  static constexpr int kThreads = 128 * (1 + kConsumers);
+  static_assert(sizeof(T) == 2, "wgmma here takes 16-bit operands");
+  static_assert(BM % 8 == 0 && BM <= 256, "a wgmma's N and a copy box's height");
+  static constexpr int kABytes = BM * BK * 2, kHalfBytes = kHalfRows * BK * 2, kBBytes = 2 * kHalfBytes;
+  static constexpr int kStageBytes = kABytes + kBBytes;
+  // The epilogue sees the tile in chunks of kChunkRows tokens (a chunk of n8 blocks of the
+  // fragment), staged transposed: tile[token][column]. A row stride of 132 floats (4 mod 16)
+  // puts a warp's 32 scalar stores of one fragment element in 32 distinct banks.
+  static constexpr int kChunkRows = BM % 16 == 0 ? BM / 2 : BM, kChunks = (BM + kChunkRows - 1) / kChunkRows;
+  static constexpr int kTileLd = kSubN + 4;
+  static_assert(kChunkRows % 8 == 0);
+
+  struct SharedStorage {
+    alignas(1024) unsigned char a[kStages][kABytes];  // tokens x 64 k
+    alignas(1024) unsigned char b[kStages][kBBytes];  // the N-tile's 128 W rows x 64 k
+    alignas(16) float staging[kChunkRows * kTileLd];
+    std::uint64_t full[kStages];
+    std::uint64_t empty[kStages];
+  };
+  static constexpr std::size_t kSmemBytes = sizeof(SharedStorage) + 1024;  // + room to align the base
+  static_assert(kABytes % 1024 == 0, "stages stay 1024-byte aligned for the 128-byte swizzle");
+
+  __device__ static void init(SharedStorage& s) { init_ring(s.full, s.empty, kConsumers * 4); }
+
+  // Producer (one thread): every k-slice of one tile, tokens [m0, m0 + BM) and both W halves.
+  __device__ static void produce(SharedStorage& s, RingPosition& pos, const CUtensorMap* a_map,
+                                 const CUtensorMap* w_map, int k_blocks, std::int64_t m0, const WeightRows& wr) {
+    for (int kb = 0; kb < k_blocks; ++kb) {
+      ptx::mbarrier_wait(&s.empty[pos.stage], pos.phase ^ 1u);
+      ptx::mbarrier_arrive_expect_tx(&s.full[pos.stage], kStageBytes);
+      ptx::tma_load_2d(s.a[pos.stage], a_map, &s.full[pos.stage], kb * BK, static_cast<int>(m0));
+      for (int h = 0; h < 2; ++h)
+        ptx::tma_load_2d(s.b[pos.stage] + h * kHalfBytes, w_map, &s.full[pos.stage], kb * BK,
+                         static_cast<int>(wr.first[h]));
+      pos.advance<kStages>();
+    }
+  }
+
+  struct Accumulators {
+    float v[BM / 2];  // wgmma's m64nBM fragment: 64 W rows x BM tokens
+  };
+
+  // Consumer warpgroup cw: its W half times the tile's tokens over every k-slice. One wgmma batch
+  // in flight; a stage goes back once the batch that read it retired.
+  __device__ static void consume(SharedStorage& s, RingPosition& pos, int k_blocks, int cw, Accumulators& acc) {
+    BatchReleaser release;
+    for (int kb = 0; kb < k_blocks; ++kb) {
+      ptx::mbarrier_wait(&s.full[pos.stage], pos.phase);
+      ptx::wgmma_fence();
+      const std::uint64_t desc_w = ptx::smem_descriptor_sw128(s.b[pos.stage] + cw * kHalfBytes);
+      const std::uint64_t desc_x = ptx::smem_descriptor_sw128(s.a[pos.stage]);
+#pragma unroll
+      for (int k16 = 0; k16 < BK / 16; ++k16)
+        ptx::wgmma_m64k16<T, BM>(acc.v, desc_w + 2 * k16, desc_x + 2 * k16, kb > 0 || k16 > 0);
+      ptx::wgmma_commit_group();
+      release.committed(s.empty, pos.stage);
+      pos.advance<kStages>();
+    }
+    release.drain(s.empty);
+#pragma unroll
+    for (int i = 0; i < BM / 2; ++i) ptx::fence_registers(acc.v[i]);
+  }
+
+  // Writes chunk C (tokens [C * kChunkRows, ...)) of consumer cw's fragment into the staging tile,
+  // transposed: wgmma's n8 block j holds W rows r and r + 8 (tile columns 64 cw + r, + 8) and
+  // tokens c and c + 1 in acc.v[4j .. 4j + 3].
+  template <int C> __device__ __forceinline__ static void stage_chunk(SharedStorage& s, const Accumulators& acc, int cw) {
+    const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
+    const int col = cw * kHalfRows + warp * 16 + lane / 4;
+    constexpr int first = C * kChunkRows / 8, last = (C + 1) * kChunkRows / 8 < BM / 8 ? (C + 1) * kChunkRows / 8 : BM / 8;
+#pragma unroll
+    for (int j = first; j < last; ++j) {
+      const int row = (j - first) * 8 + (lane % 4) * 2;
+      float* p = &s.staging[row * kTileLd + col];
+      p[0] = acc.v[4 * j];
+      p[kTileLd] = acc.v[4 * j + 1];
+      p[8] = acc.v[4 * j + 2];
+      p[kTileLd + 8] = acc.v[4 * j + 3];
+    }
+  }
+
+  // Chunk `chunk` (run time) staged by both consumers: one call site a chunk index, so the
+  // fragment is only ever indexed by constants and stays in registers.
+  __device__ static void stage(SharedStorage& s, const Accumulators& acc, int cw, int chunk) {
+    [&]<int... C>(std::integer_sequence<int, C...>) {
+      ((chunk == C ? stage_chunk<C>(s, acc, cw) : void()), ...);
+    }(std::make_integer_sequence<int, kChunks>{});
+  }
+};
+
+}  // namespace fusekit::gemm
