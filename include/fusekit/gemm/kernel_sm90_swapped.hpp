@@ -64,7 +64,10 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
         if (row0 >= extent.m) break;
         MainLoop::stage(s, acc, cw, chunk);
         asm volatile("bar.sync 3, 256;\n" ::: "memory");  // both W halves staged
-        AccTile tile = AccTile::staged(s.staging, MainLoop::kTileLd, row0, extent.m - row0, MainLoop::kChunkRows,
+        const int chunk_rows = MainLoop::BM - chunk * MainLoop::kChunkRows < MainLoop::kChunkRows
+                                   ? MainLoop::BM - chunk * MainLoop::kChunkRows
+                                   : MainLoop::kChunkRows;  // the tile's last chunk may be shorter
+        AccTile tile = AccTile::staged(s.staging, MainLoop::kTileLd, row0, extent.m - row0, chunk_rows,
                                        MainLoop::kHalfRows, wr, threadIdx.x - 128, 256, 3);
         Epi::apply(params, tile);  // ends with the 256 threads' barrier: the staging tile is free again
       }
