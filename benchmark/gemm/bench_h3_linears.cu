@@ -222,17 +222,19 @@ void apply_light_pairs_override() {
   std::fprintf(stderr, "fusekit_bench_gemm: FUSEKIT_LIGHT_PAIRS=%s\n", pairs);
 }
 
-// FUSEKIT_SWAPPED_TILES=never|always overrides where whole-tile calls take the swapped tiles
-// (tokens as the wgmma's N; kernel.hpp's swapped_tiles; the bits are the same), to time both.
+// FUSEKIT_SWAPPED_TILES=never|160|232|automatic overrides which tiles whole-tile calls take (the
+// 128 x 256 ones, or swapped tiles of 160 or 232 tokens; kernel.hpp's swapped_tiles; the bits
+// are the same), to time them against each other.
 void apply_swapped_tiles_override() {
   const char* choice = std::getenv("FUSEKIT_SWAPPED_TILES");
   if (choice == nullptr) return;
   const std::string c = choice;
-  if (c != "never" && c != "always" && c != "automatic")
-    throw std::runtime_error("FUSEKIT_SWAPPED_TILES: expected never, always or automatic, got " + c);
-  gemm::swapped_tiles() = c == "never"    ? gemm::SwappedTiles::never
-                          : c == "always" ? gemm::SwappedTiles::always
-                                          : gemm::SwappedTiles::automatic;
+  if (c != "never" && c != "160" && c != "232" && c != "automatic")
+    throw std::runtime_error("FUSEKIT_SWAPPED_TILES: expected never, 160, 232 or automatic, got " + c);
+  gemm::swapped_tiles() = c == "never" ? gemm::SwappedTiles::never
+                          : c == "160" ? gemm::SwappedTiles::rows160
+                          : c == "232" ? gemm::SwappedTiles::rows232
+                                       : gemm::SwappedTiles::automatic;
   std::fprintf(stderr, "fusekit_bench_gemm: FUSEKIT_SWAPPED_TILES=%s\n", choice);
 }
 

@@ -185,17 +185,19 @@ TEST_CASE("tile selection: 64-row tiles for short M or too few 128-row tiles") {
   CHECK(select_tile(4096, 168, 132) == TileKind::large);
 }
 
-TEST_CASE("swapped tiles: where 160-token tiles fit M better than 128-row ones (modeled rounds on the SMs)") {
-  // Rounds of 160 x 128 tiles at 0.7 of a 128 x 256 one, against rounds of 128 x 256 tiles.
-  CHECK(prefer_swapped_tiles(925, 168, 132));         // qkv_proj: 8 x 0.7 against 6
-  CHECK(prefer_swapped_tiles(150, 168, 132));         // 2 x 0.7 against 2
-  CHECK(prefer_swapped_tiles(150, 224, 132));         // fc1: 2 x 0.7 against 2
-  CHECK_FALSE(prefer_swapped_tiles(925, 56, 132));    // a q, k or v third: 3 x 0.7 against 2
-  CHECK_FALSE(prefer_swapped_tiles(256, 168, 132));   // 3 x 0.7 against 2
-  CHECK_FALSE(prefer_swapped_tiles(1024, 168, 132));  // 9 x 0.7 against 6
-  CHECK_FALSE(prefer_swapped_tiles(925, 224, 132));   // fc1: 11 x 0.7 against 7
-  CHECK_FALSE(prefer_swapped_tiles(4096, 168, 132));  // 34 x 0.7 against 21
-  CHECK_FALSE(prefer_swapped_tiles(925, 168, 0));
+TEST_CASE("swapped tiles: the height whose modeled rounds beat the 128 x 256 tiles' (160 or 232 tokens)") {
+  // Rounds of 160-token tiles at 0.7 and of 232-token tiles at 0.95 of a 128 x 256 one, against
+  // rounds of 128 x 256 tiles.
+  CHECK(choose_swapped_tiles(925, 168, 132) == SwappedTiles::rows160);   // qkv_proj: 8 x 0.7 and 6 x 0.95 against 6
+  CHECK(choose_swapped_tiles(925, 224, 132) == SwappedTiles::rows232);   // fc1: 11 x 0.7 and 7 x 0.95 against 7
+  CHECK(choose_swapped_tiles(150, 168, 132) == SwappedTiles::rows160);   // 2 x 0.7 and 2 x 0.95 against 2
+  CHECK(choose_swapped_tiles(150, 224, 132) == SwappedTiles::rows160);
+  CHECK(choose_swapped_tiles(256, 168, 132) == SwappedTiles::never);     // 3 x 0.7 and 3 x 0.95 against 2
+  CHECK(choose_swapped_tiles(768, 224, 132) == SwappedTiles::never);     // 9 x 0.7 and 7 x 0.95 against 6
+  CHECK(choose_swapped_tiles(1024, 168, 132) == SwappedTiles::never);    // 9 x 0.7 and 7 x 0.95 against 6
+  CHECK(choose_swapped_tiles(4096, 168, 132) == SwappedTiles::never);    // 34 x 0.7 and 23 x 0.95 against 21
+  CHECK(choose_swapped_tiles(4096, 224, 132) == SwappedTiles::never);    // 31 x 0.95 against 28
+  CHECK(choose_swapped_tiles(925, 168, 0) == SwappedTiles::never);
 }
 
 TEST_CASE("K segments: long K and few tile columns, decided by N and K, never by M") {

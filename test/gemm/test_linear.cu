@@ -43,7 +43,7 @@ void run_linear(DType t, Shape s, Activation act, bool with_bias, DType out_t) {
 }  // namespace
 
 GPU_TEST_CASE("linear: identity epilogue, odd M and the smallest K and N") {
-  on_both_tiles([] {
+  on_every_tile([] {
     for (Shape s : {Shape{1, 8, 8}, Shape{3, 8, 16}, Shape{37, 136, 72}, Shape{65, 8, 8}, Shape{70, 264, 520},
                     Shape{129, 384, 264}, Shape{161, 136, 200}, Shape{925, 1024, 512}, Shape{300, 2048, 2048}})
       run_linear(DType::bf16, s, Activation::identity, false, DType::bf16);
@@ -51,14 +51,14 @@ GPU_TEST_CASE("linear: identity epilogue, odd M and the smallest K and N") {
 }
 
 GPU_TEST_CASE("linear: fp16 inputs") {
-  on_both_tiles([] {
+  on_every_tile([] {
     for (Shape s : {Shape{5, 24, 40}, Shape{200, 1032, 1024}})
       run_linear(DType::f16, s, Activation::identity, false, DType::f16);
   });
 }
 
 GPU_TEST_CASE("linear: bias, GELU (tanh) and SiLU") {
-  on_both_tiles([] {
+  on_every_tile([] {
     run_linear(DType::bf16, {37, 392, 256}, Activation::identity, true, DType::bf16);
     run_linear(DType::bf16, {70, 520, 128}, Activation::gelu_tanh, true, DType::bf16);
     run_linear(DType::bf16, {131, 256, 200}, Activation::silu, false, DType::bf16);
@@ -67,31 +67,32 @@ GPU_TEST_CASE("linear: bias, GELU (tanh) and SiLU") {
 }
 
 GPU_TEST_CASE("linear: f32 output") {
-  on_both_tiles([] {
+  on_every_tile([] {
     run_linear(DType::bf16, {70, 264, 1024}, Activation::identity, false, DType::f32);
     run_linear(DType::f16, {9, 64, 32}, Activation::silu, true, DType::f32);
   });
 }
 
 GPU_TEST_CASE("linear: swapped tiles (tokens as the wgmma's N) give the 128 x 256 tiles' bits") {
-  // The launcher picks the tile by M (kernel.hpp, prefer_swapped_tiles), so both must give every
+  // The launcher picks the tiles by M (kernel.hpp, choose_swapped_tiles), so all must give every
   // row the same bits, or a row's result would depend on how many rows share the call. Each
-  // shape runs on either tile, forced, and as the launcher picks; the rows of the last, partial
-  // 160-row tile alone must equal the same rows inside the call.
+  // shape runs on every tile, forced, and as the launcher picks; the rows of the last, partial
+  // swapped tile alone must equal the same rows inside the call.
   const RestoreSwappedTiles restore;
-  if (gpu_state().sm_count == 132) {  // the H200: 925 tokens of qkv_proj's width take the swapped tiles
-    REQUIRE(gemm::prefer_swapped_tiles(925, 168, 132));
-    REQUIRE_FALSE(gemm::prefer_swapped_tiles(4096, 168, 132));
+  if (gpu_state().sm_count == 132) {  // the H200: qkv_proj's width at 925 tokens takes 160-token tiles, fc1's 232
+    REQUIRE(gemm::choose_swapped_tiles(925, 168, 132) == gemm::SwappedTiles::rows160);
+    REQUIRE(gemm::choose_swapped_tiles(925, 224, 132) == gemm::SwappedTiles::rows232);
+    REQUIRE(gemm::choose_swapped_tiles(4096, 168, 132) == gemm::SwappedTiles::never);
   }
-  for (Shape s : {Shape{925, 21504, 328}, Shape{161, 1032, 200}, Shape{300, 136, 72}}) {
+  for (Shape s : {Shape{925, 21504, 328}, Shape{925, 28672, 136}, Shape{161, 1032, 200}, Shape{300, 136, 72}}) {
     CAPTURE(s.m);
     CAPTURE(s.n);
     CAPTURE(s.k);
     const DevMatrix a = random_device(DType::bf16, s.m, s.k, 1.0);
     const DevMatrix w = random_device(DType::bf16, s.n, s.k, 1.0 / std::sqrt(double(s.k)));
     std::vector<std::vector<unsigned char>> bits;
-    for (gemm::SwappedTiles choice :
-         {gemm::SwappedTiles::never, gemm::SwappedTiles::always, gemm::SwappedTiles::automatic}) {
+    for (gemm::SwappedTiles choice : {gemm::SwappedTiles::never, gemm::SwappedTiles::rows160,
+                                      gemm::SwappedTiles::rows232, gemm::SwappedTiles::automatic}) {
       CAPTURE(int(choice));
       gemm::swapped_tiles() = choice;
       const DevMatrix y = poisoned_output(DType::bf16, s.m, s.n);
@@ -102,22 +103,28 @@ GPU_TEST_CASE("linear: swapped tiles (tokens as the wgmma's N) give the 128 x 25
       check_close(fetch_written(y), ref_gemm(a.host, w.host, rows), "linear, swapped tiles");
       bits.push_back(download_bytes(y));
     }
-    CHECK(bits[0] == bits[1]);
-    CHECK(bits[0] == bits[2]);
-    gemm::swapped_tiles() = gemm::SwappedTiles::always;
-    const std::int64_t first = (s.m - 1) / gemm::kSwappedTileRows * gemm::kSwappedTileRows, tail = s.m - first;
-    const DevMatrix y_tail = poisoned_output(DType::bf16, tail, s.n);
-    REQUIRE(gemm::linear({static_cast<const unsigned char*>(a.buf.get()) + first * s.k * 2, DType::bf16, tail, s.k, 0},
-                         w.view(), y_tail.out())
-                .ok());
-    CHECK_LAUNCH();
-    const auto b_tail = download_bytes(y_tail);
-    CHECK(std::equal(b_tail.begin(), b_tail.end(), bits[0].begin() + first * s.n * 2));
+    for (std::size_t i = 1; i < bits.size(); ++i) {
+      CAPTURE(i);
+      CHECK(bits[0] == bits[i]);
+    }
+    for (auto [choice, height] : {std::pair{gemm::SwappedTiles::rows160, std::int64_t{160}},
+                                  std::pair{gemm::SwappedTiles::rows232, std::int64_t{232}}}) {
+      CAPTURE(height);
+      gemm::swapped_tiles() = choice;
+      const std::int64_t first = (s.m - 1) / height * height, tail = s.m - first;
+      const DevMatrix y_tail = poisoned_output(DType::bf16, tail, s.n);
+      REQUIRE(gemm::linear({static_cast<const unsigned char*>(a.buf.get()) + first * s.k * 2, DType::bf16, tail, s.k, 0},
+                           w.view(), y_tail.out())
+                  .ok());
+      CHECK_LAUNCH();
+      const auto b_tail = download_bytes(y_tail);
+      CHECK(std::equal(b_tail.begin(), b_tail.end(), bits[0].begin() + first * s.n * 2));
+    }
   }
 }
 
 GPU_TEST_CASE("linear: strided views (row stride > cols) read and write only their columns") {
-  on_both_tiles([] {
+  on_every_tile([] {
     const std::int64_t m = 45, n = 136, k = 96, lda = 136, ldo = 200;
     const DevMatrix a = random_device(DType::bf16, m, lda, 1.0);  // use the first k columns
     const DevMatrix w = random_device(DType::bf16, n, k, 0.1);

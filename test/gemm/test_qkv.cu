@@ -42,7 +42,7 @@ template <class Epi> void run_custom(const DevMatrix& a, const bf16_t* w, std::i
 }  // namespace
 
 GPU_TEST_CASE("HeadRmsNorm and Rotary alone, composed into custom epilogues") {
-  on_both_tiles([] {
+  on_every_tile([] {
     const std::int64_t m = 45, k = 136, n = 256;
     for (int head_dim : {32, 64, 128}) {
       CAPTURE(head_dim);
@@ -80,7 +80,7 @@ GPU_TEST_CASE("HeadRmsNorm and Rotary alone, composed into custom epilogues") {
 // (ld = rot + 1) takes the scalar table loads. 109 rows: the Hopper kernel's second consumer gets a
 // tile starting past row 0 with 45 rows in it. One part alone == the same part inside three.
 GPU_TEST_CASE("QkvHeads: warp-per-head and composed paths, odd tables, one part == three parts") {
-  on_both_tiles([] {
+  on_every_tile([] {
     const std::int64_t m = 109, k = 136;
     struct Case {
       int head_dim, rot;
@@ -137,7 +137,7 @@ GPU_TEST_CASE("QkvHeads: warp-per-head and composed paths, odd tables, one part 
   });}
 
 GPU_TEST_CASE("linear_qkv: tiny configuration, with and without norm and rotary, f32 output") {
-  on_both_tiles([] {
+  on_every_tile([] {
     const H3Dims d = H3Dims::tiny();
     const std::int64_t part = d.heads * d.head_dim;
     for (bool full : {true, false})
@@ -230,17 +230,19 @@ GPU_TEST_CASE("qkv_proj: every H3 token count; fused == separate thirds; repeata
         for (std::int64_t c = 0; c < part; ++c) got_all.at(r, i * part + c) = got.at(rows[r], c);
     }
     check_not_worse_than_cublaslt(got_all, unfused, ref, "qkv_proj");
-    if (m == 925) {  // the other tiles than the launcher's choice (kernel.hpp): the same bits
+    if (m == 925) {  // every tile, whichever the launcher took (kernel.hpp): the same bits
       const RestoreSwappedTiles restore;
-      swapped_tiles() = prefer_swapped_tiles(m, 3 * part / 128, gpu_state().sm_count) ? SwappedTiles::never
-                                                                                         : SwappedTiles::always;
-      DevMatrix other[3] = {poisoned_output(DType::bf16, m, part), poisoned_output(DType::bf16, m, part),
-                            poisoned_output(DType::bf16, m, part)};
-      REQUIRE(qkv_proj(h.view(), w.view(), {other[0].out(), other[1].out(), other[2].out()}, q_norm, k_norm,
-                       cos.view(), sin.view())
-                  .ok());
-      CHECK_LAUNCH();
-      for (int i = 0; i < 3; ++i) CHECK_MESSAGE(bitwise_equal(out[i], other[i]), names[i] << ": the other tiles differ");
+      for (SwappedTiles choice : kEveryTile) {
+        CAPTURE(int(choice));
+        swapped_tiles() = choice;
+        DevMatrix other[3] = {poisoned_output(DType::bf16, m, part), poisoned_output(DType::bf16, m, part),
+                              poisoned_output(DType::bf16, m, part)};
+        REQUIRE(qkv_proj(h.view(), w.view(), {other[0].out(), other[1].out(), other[2].out()}, q_norm, k_norm,
+                         cos.view(), sin.view())
+                    .ok());
+        CHECK_LAUNCH();
+        for (int i = 0; i < 3; ++i) CHECK_MESSAGE(bitwise_equal(out[i], other[i]), names[i] << ": another tile differs");
+      }
     }
   }
 }

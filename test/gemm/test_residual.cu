@@ -110,7 +110,7 @@ void run_gated_preset(Preset preset, const char* name, const DevMatrix& w, std::
 }  // namespace
 
 GPU_TEST_CASE("linear_residual: plain and gated, bias, in place == out of place") {
-  on_both_tiles([] {
+  on_every_tile([] {
     run_residual(37, 136, 72, false, true, DType::bf16);
     run_residual(1, 8, 8, true, false, DType::bf16);
     run_residual(130, 264, 256, true, true, DType::bf16);

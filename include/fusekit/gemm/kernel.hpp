@@ -76,29 +76,35 @@ template <class T> using HopperNarrowDeepMainLoop = MainLoopSm90<T, 1, 9, true, 
 // tokens: 168 tiles in one whole wave and a wave of thirds, against 336 narrow tiles in 3 waves).
 template <class T> using HopperWideSegmentedMainLoop = MainLoopSm90<T, 2, 3, false, 0, true>;
 
-// Tokens as the wgmma's N (kernel_sm90_swapped.hpp): tiles of 160 tokens x 128 columns, 5
-// stages. The same bits as the 128 x 256 tiles, so M may choose between them.
-inline constexpr int kSwappedTileRows = 160;
-template <class T> using HopperSwappedMainLoop = SwappedMainLoopSm90<T, kSwappedTileRows, 5>;
+// Tokens as the wgmma's N (kernel_sm90_swapped.hpp), tiles of 128 columns and two heights: 160
+// tokens (5 stages, two 80-token epilogue chunks) and 232 (4 stages, chunks of 64; 925 tokens are
+// 4 such tiles of 928 rows, cuBLASLt's 128 x 232 for fc1). The same bits as the 128 x 256 tiles,
+// so M may choose among them.
+template <class T> using HopperSwappedMainLoop = SwappedMainLoopSm90<T, 160, 5>;
+template <class T> using HopperTallSwappedMainLoop = SwappedMainLoopSm90<T, 232, 4, 64>;
 
-// Whether a call of whole tiles runs faster on the swapped tiles: the busiest SM's rounds of
-// tiles, a 160 x 128 tile costing kSwappedTileCost of a 128 x 256 one. The tile heights fit M
-// differently (925 tokens: 6 tiles of 160 rows, or 8 of 128 with 29 rows in the last one).
-// Measured (H200, RESULTS.md, fifteenth session: bare qkv_proj and fc1 on both tiles at 150 to
-// 2048 tokens) a swapped tile costs 0.64-0.81 of a 128 x 256 one, not its area's 0.625; with
-// 0.7 the model picks the faster tiles at every measured M but fc1 at 768 and 925 tokens (4% and
-// 1-3% left there). qkv_proj at 925 tokens: 8 rounds x 0.7 against 6, measured 302 against 353 us.
-inline constexpr double kSwappedTileCost = 0.7;
-constexpr bool prefer_swapped_tiles(std::int64_t m, std::int64_t n_tiles, int sm_count) {
-  if (sm_count < 1) return false;
-  auto rounds = [sm_count](std::int64_t tiles) { return (tiles + sm_count - 1) / sm_count; };
-  const std::int64_t plain = rounds((m + 127) / 128 * ((n_tiles + 1) / 2));
-  const std::int64_t swapped = rounds((m + kSwappedTileRows - 1) / kSwappedTileRows * n_tiles);
-  return swapped * kSwappedTileCost < plain;
+// Which tiles a call of whole tiles takes: `never` = the 128 x 256 ones.
+enum class SwappedTiles : std::uint8_t { automatic, never, rows160, rows232 };
+
+// The modeled time of each: the busiest SM's rounds of tiles, a swapped tile costing a share of a
+// 128 x 256 one. Measured (H200, RESULTS.md, fifteenth session; bare qkv_proj and fc1, 150 to
+// 2048 tokens) a 160-token tile costs 0.64-0.81 of one and a 232-token tile 0.91-1.06; with 0.7
+// and 0.95 the model picks the fastest measured tiles but for fc1 at 768 tokens (4% left there).
+// qkv_proj at 925 tokens: 160-token tiles, 8 rounds x 0.7 against 6; fc1 at 925: 232-token tiles,
+// 7 x 0.95 against 7.
+inline constexpr double kSwappedTileCost = 0.7, kTallSwappedTileCost = 0.95;
+constexpr SwappedTiles choose_swapped_tiles(std::int64_t m, std::int64_t n_tiles, int sm_count) {
+  if (sm_count < 1) return SwappedTiles::never;
+  auto rounds = [sm_count](std::int64_t tiles) { return double((tiles + sm_count - 1) / sm_count); };
+  const double plain = rounds((m + 127) / 128 * ((n_tiles + 1) / 2));
+  const double rows160 = rounds((m + 159) / 160 * n_tiles) * kSwappedTileCost;
+  const double rows232 = rounds((m + 231) / 232 * n_tiles) * kTallSwappedTileCost;
+  if (rows160 < plain && rows160 <= rows232) return SwappedTiles::rows160;
+  if (rows232 < plain) return SwappedTiles::rows232;
+  return SwappedTiles::never;
 }
 
-// Process-wide override of that choice: tests compare both tiles bit for bit, benchmarks time them.
-enum class SwappedTiles : std::uint8_t { automatic, never, always };
+// Process-wide override of that choice: tests compare the tiles bit for bit, benchmarks time them.
 inline std::atomic<SwappedTiles>& swapped_tiles() {
   static std::atomic<SwappedTiles> choice{SwappedTiles::automatic};
   return choice;
@@ -216,13 +222,16 @@ Status launch_gemm(const GemmOperands<T>& op, const typename Epi::Params& params
     }
     SplitPlan whole;
     whole.whole_tiles = detail::tile_order<HopperMainLoop<T>>(op.m, n_tiles).count();
-    const SwappedTiles swapped = swapped_tiles().load(std::memory_order_relaxed);
-    if (swapped == SwappedTiles::always)
-      return detail::launch_sm90_swapped<T, HopperSwappedMainLoop<T>, Epi>(op, params, n_tiles, device, stream);
-    if (detail::few_rows_one_range(whole, op.m, kFewRows, whole.whole_tiles, device.sm_count))
+    const SwappedTiles forced = swapped_tiles().load(std::memory_order_relaxed);
+    const bool few_rows = detail::few_rows_one_range(whole, op.m, kFewRows, whole.whole_tiles, device.sm_count);
+    if (few_rows && (forced == SwappedTiles::automatic || forced == SwappedTiles::never))
       return detail::launch_sm90<T, HopperDeepMainLoop<T>, Epi>(op, params, n_tiles, whole, device, stream);
-    if (swapped == SwappedTiles::automatic && prefer_swapped_tiles(op.m, n_tiles, device.sm_count))
+    const SwappedTiles tiles =
+        forced == SwappedTiles::automatic ? choose_swapped_tiles(op.m, n_tiles, device.sm_count) : forced;
+    if (tiles == SwappedTiles::rows160)
       return detail::launch_sm90_swapped<T, HopperSwappedMainLoop<T>, Epi>(op, params, n_tiles, device, stream);
+    if (tiles == SwappedTiles::rows232)
+      return detail::launch_sm90_swapped<T, HopperTallSwappedMainLoop<T>, Epi>(op, params, n_tiles, device, stream);
     return detail::launch_sm90<T, HopperMainLoop<T>, Epi>(op, params, n_tiles, whole, device, stream);
   }
   if (path == GemmPath::hopper)

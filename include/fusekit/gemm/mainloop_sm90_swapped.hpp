@@ -4,7 +4,8 @@
 // of 64 and can follow M: 925 tokens are 6 tiles of 160 (960 rows computed) instead of 8 of 128
 // (1024, 29 rows in the last), and H3's qkv_proj then takes 8 rounds of 160 x 128 tiles on 132
 // SMs instead of 6 of 128 x 256, 302 instead of 353 us on the H200 (RESULTS.md, fifteenth
-// session; cuBLASLt's kernels for these shapes hold the tokens in the MMA's N too).
+// session; cuBLASLt's kernels for these shapes hold the tokens in the MMA's N too); fc1 at 925
+// tokens fits 4 tiles of 232 (928 rows).
 //
 // Same bits as MainLoopSm90: each output element is one dot product, summed by wgmma in
 // ascending k in k16 steps whichever operand holds the token (measured on the H200: RESULTS.md,
@@ -21,7 +22,8 @@
 
 namespace fusekit::gemm {
 
-template <class T, int TileRows, int Stages> struct SwappedMainLoopSm90 {
+template <class T, int TileRows, int Stages, int ChunkRows = (TileRows % 16 == 0 ? TileRows / 2 : TileRows)>
+struct SwappedMainLoopSm90 {
   static constexpr int kConsumers = 2;
   static constexpr int kSubN = 128, kHalfRows = kSubN / 2;  // the N-tile: two 64-row W halves
   static constexpr int BM = TileRows, BK = 64, kStages = Stages;
@@ -33,7 +35,7 @@ template <class T, int TileRows, int Stages> struct SwappedMainLoopSm90 {
   // The epilogue sees the tile in chunks of kChunkRows tokens (a chunk of n8 blocks of the
   // fragment), staged transposed: tile[token][column]. A row stride of 132 floats (4 mod 16)
   // puts a warp's 32 scalar stores of one fragment element in 32 distinct banks.
-  static constexpr int kChunkRows = BM % 16 == 0 ? BM / 2 : BM, kChunks = (BM + kChunkRows - 1) / kChunkRows;
+  static constexpr int kChunkRows = ChunkRows, kChunks = (BM + kChunkRows - 1) / kChunkRows;
   static constexpr int kTileLd = kSubN + 4;
   static_assert(kChunkRows % 8 == 0);
 

@@ -89,6 +89,12 @@ __device__ __forceinline__ void fence_registers(float& r) { asm volatile("" : "+
 #define FUSEKIT_WGMMA_REGS_64 "{" FUSEKIT_WGMMA_LIST_0_64 "}"
 #define FUSEKIT_WGMMA_REGS_80 "{" FUSEKIT_WGMMA_LIST_0_64 ", " FUSEKIT_WGMMA_LIST_64_80 "}"
 #define FUSEKIT_WGMMA_REGS_128 "{" FUSEKIT_WGMMA_LIST_0_64 ", " FUSEKIT_WGMMA_LIST_64_80 ", " FUSEKIT_WGMMA_LIST_80_128 "}"
+#define FUSEKIT_WGMMA_REGS_116 "{" FUSEKIT_WGMMA_LIST_0_64 ", " FUSEKIT_WGMMA_LIST_64_116 "}"
+#define FUSEKIT_WGMMA_LIST_64_116 \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
+  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
+  "%112, %113, %114, %115"
 #define FUSEKIT_WGMMA_LIST_0_64 \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "  \
   "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "  \
@@ -113,6 +119,15 @@ __device__ __forceinline__ void fence_registers(float& r) { asm volatile("" : "+
   FUSEKIT_WGMMA_OPERANDS_64, \
   "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
       "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79])
+#define FUSEKIT_WGMMA_OPERANDS_116 \
+  FUSEKIT_WGMMA_OPERANDS_64, \
+  "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+      "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
+      "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
+      "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
+      "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), \
+      "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
+      "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115])
 #define FUSEKIT_WGMMA_OPERANDS_128 \
   FUSEKIT_WGMMA_OPERANDS_80, \
   "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
@@ -132,12 +147,14 @@ template <class T, int N>
 __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b,
                                              bool accumulate) {
 #ifdef FUSEKIT_SM90A
-  static_assert(N == 128 || N == 160 || N == 256, "wgmma_m64k16: N is 128, 160 or 256");
+  static_assert(N == 128 || N == 160 || N == 232 || N == 256, "wgmma_m64k16: N is 128, 160, 232 or 256");
   constexpr bool bf16 = std::is_same_v<T, bf16_t>;
   if constexpr (N == 128 && bf16) FUSEKIT_WGMMA(128, "bf16", 64, 66, 64, 65);
   if constexpr (N == 128 && !bf16) FUSEKIT_WGMMA(128, "f16", 64, 66, 64, 65);
   if constexpr (N == 160 && bf16) FUSEKIT_WGMMA(160, "bf16", 80, 82, 80, 81);
   if constexpr (N == 160 && !bf16) FUSEKIT_WGMMA(160, "f16", 80, 82, 80, 81);
+  if constexpr (N == 232 && bf16) FUSEKIT_WGMMA(232, "bf16", 116, 118, 116, 117);
+  if constexpr (N == 232 && !bf16) FUSEKIT_WGMMA(232, "f16", 116, 118, 116, 117);
   if constexpr (N == 256 && bf16) FUSEKIT_WGMMA(256, "bf16", 128, 130, 128, 129);
   if constexpr (N == 256 && !bf16) FUSEKIT_WGMMA(256, "f16", 128, 130, 128, 129);
 #else
