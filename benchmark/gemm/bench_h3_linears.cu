@@ -201,15 +201,18 @@ Instance make_instance(const Linear& L, std::int64_t m, Impl impl, int sets) {
   return inst;
 }
 
-// FUSEKIT_SEGMENT_TILES=narrow|wide forces the tile width of long, narrow weights (kernel.hpp's
-// choose_segment_tiles; the bits are the same), to measure the widths against each other.
+// FUSEKIT_SEGMENT_TILES=narrow|wide|swapped|automatic forces the tiles of long, narrow weights
+// (kernel.hpp's choose_segment_tiles; the bits are the same), to measure them against each other.
 void apply_segment_tiles_override() {
   const char* tiles = std::getenv("FUSEKIT_SEGMENT_TILES");
   if (tiles == nullptr) return;
   const std::string t = tiles;
-  gemm::segment_tiles() = t == "narrow" ? gemm::SegmentTiles::narrow
-                          : t == "wide" ? gemm::SegmentTiles::wide
-                                        : gemm::SegmentTiles::automatic;
+  if (t != "narrow" && t != "wide" && t != "swapped" && t != "automatic")
+    throw std::runtime_error("FUSEKIT_SEGMENT_TILES: expected narrow, wide, swapped or automatic, got " + t);
+  gemm::segment_tiles() = t == "narrow"    ? gemm::SegmentTiles::narrow
+                          : t == "wide"    ? gemm::SegmentTiles::wide
+                          : t == "swapped" ? gemm::SegmentTiles::swapped
+                                           : gemm::SegmentTiles::automatic;
   std::fprintf(stderr, "fusekit_bench_gemm: FUSEKIT_SEGMENT_TILES=%s\n", tiles);
 }
 

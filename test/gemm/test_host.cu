@@ -209,12 +209,14 @@ TEST_CASE("K segments: long K and few tile columns, decided by N and K, never by
   CHECK(!k_segmented_weight(168, 7168, 132));  // enough columns for every SM
 }
 
-TEST_CASE("K segments: the tile width from the modeled time of both plans") {
+TEST_CASE("K segments: the tiles from the modeled time of each plan") {
   // 925 tokens: 336 narrow tiles take 3 whole waves (336 k-slices on the busiest CTA); 168 wide
-  // tiles one whole wave and a wave of thirds ((112 + 38) x 1.95 + 40).
+  // tiles one whole wave and a wave of thirds ((112 + 38) x 1.95 + 40 = 332.5); 252 swapped
+  // 160-token tiles two rounds (2 x 112 x 0.7 x 1.95 = 305.8).
   const int sms = 132;
-  CHECK(choose_segment_tiles(925, 42, 7168, sms) == SegmentTiles::wide);
-  CHECK(choose_segment_tiles(925, 42, 14336, sms) == SegmentTiles::wide);
+  CHECK(choose_segment_tiles(925, 42, 7168, sms) == SegmentTiles::swapped);
+  CHECK(choose_segment_tiles(925, 42, 14336, sms) == SegmentTiles::swapped);
+  CHECK(choose_segment_tiles(768, 42, 7168, sms) == SegmentTiles::wide);  // 126 wide tiles: one whole wave
   CHECK(choose_segment_tiles(640, 42, 7168, sms) == SegmentTiles::wide);
   CHECK(choose_segment_tiles(2048, 42, 7168, sms) == SegmentTiles::narrow);  // 5 narrow waves + a split tail
   CHECK(choose_segment_tiles(4096, 42, 14336, sms) == SegmentTiles::narrow);

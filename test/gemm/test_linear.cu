@@ -183,11 +183,12 @@ GPU_TEST_CASE("linear: long K and few columns (narrow Hopper tiles), odd sizes, 
   CHECK(std::equal(b1.begin(), b1.end(), b.begin()));  // row 0 alone == row 0 of 300
 }
 
-GPU_TEST_CASE("linear: K segments summed in one CTA or across CTAs, on either tile width, give the same bits") {
+GPU_TEST_CASE("linear: K segments summed in one CTA or across CTAs, on every tile kind, give the same bits") {
   // Long, narrow weights cut K into segments (split_k.hpp). A tile runs whole (one CTA folds its
   // segments) or split (a CTA per segment, folded in a global workspace); few rows split every
-  // tile, many rows only the last wave's. Tiles are 128 x 128 (folded in shared memory) or
-  // 128 x 256 (folded through the registers and global memory, fragment_fold.hpp), chosen by M.
+  // tile, many rows only the last wave's. Tiles are 128 x 128 (folded in shared memory),
+  // 128 x 256 (folded through the registers and global memory, fragment_fold.hpp) or swapped
+  // 160 x 128 (always whole, folded in the registers), chosen by M.
   // Every way must give every row the same bits, or a row's result would depend on how many
   // rows share the call. Each shape runs each way on each width, forced, and the default twice
   // (the second finds the arrival counters and running sums the first left behind).
@@ -207,8 +208,9 @@ GPU_TEST_CASE("linear: K segments summed in one CTA or across CTAs, on either ti
     const DevMatrix a = random_device(DType::bf16, s.m, s.k, 1.0);
     const DevMatrix w = random_device(DType::bf16, s.n, s.k, 1.0 / std::sqrt(double(s.k)));
     std::vector<std::vector<unsigned char>> bits;
-    for (gemm::SegmentTiles tiles : {gemm::SegmentTiles::narrow, gemm::SegmentTiles::wide})
+    for (gemm::SegmentTiles tiles : {gemm::SegmentTiles::narrow, gemm::SegmentTiles::wide, gemm::SegmentTiles::swapped})
       for (gemm::SplitKWay way : {gemm::SplitKWay::whole, gemm::SplitKWay::split}) {
+        if (tiles == gemm::SegmentTiles::swapped && way == gemm::SplitKWay::split) continue;  // never split
         gemm::segment_tiles() = tiles;
         gemm::split_k_way() = way;
         CAPTURE(int(tiles));

@@ -143,23 +143,29 @@ constexpr double busiest_cta_slices(const SplitPlan& plan, std::int64_t tiles, i
 // tokens, both widths forced; H200, 2026-12-01, RESULTS.md): a 128 x 256 k-slice costs 1.95
 // narrow ones (the wide kernel's epilogue costs more), a split item 20 narrow k-slices more on
 // narrow tiles and 40 on wide ones. With them the model picks the faster width at every
-// measured M.
+// measured M. A 160-token swapped tile's k-slice is counted as kSwappedTileCost of a wide one.
 inline constexpr double kWideSliceCost = 1.95, kNarrowSplitCost = 20, kWideSplitCost = 40;
+inline constexpr double kSwappedSliceCost = kSwappedTileCost * kWideSliceCost;
 
-// Which width a long, narrow weight's call takes, from the modeled time of both plans (M only
-// changes the speed: both widths give the same bits).
-enum class SegmentTiles : std::uint8_t { automatic, narrow, wide };
+// Which tiles a long, narrow weight's call takes, from the modeled time of each plan (M only
+// changes the speed: all give the same bits). Swapped: 160-token tiles, every one whole, the
+// segments folded in the registers (mainloop_sm90_swapped.hpp).
+enum class SegmentTiles : std::uint8_t { automatic, narrow, wide, swapped };
 constexpr SegmentTiles choose_segment_tiles(std::int64_t m, std::int64_t n_tiles, std::int64_t k, int sm_count) {
   using Narrow = HopperNarrowMainLoop<bf16_t>;  // the tile shapes do not depend on the 16-bit type
   using Wide = HopperWideSegmentedMainLoop<bf16_t>;
+  using Swapped = HopperSwappedMainLoop<bf16_t>;
   const int k_blocks = static_cast<int>((k + Narrow::BK - 1) / Narrow::BK);
   const TileOrder narrow = detail::tile_order<Narrow>(m, n_tiles), wide = detail::tile_order<Wide>(m, n_tiles);
   const SplitPlan pn = detail::segment_plan(narrow, n_tiles, k_blocks, sm_count, SplitKWay::automatic);
   const SplitPlan pw = detail::segment_plan(wide, n_tiles, k_blocks, sm_count, SplitKWay::automatic);
-  return busiest_cta_slices(pw, wide.count(), k_blocks, sm_count, kWideSliceCost, kWideSplitCost) <
-                 busiest_cta_slices(pn, narrow.count(), k_blocks, sm_count, 1.0, kNarrowSplitCost)
-             ? SegmentTiles::wide
-             : SegmentTiles::narrow;
+  const std::int64_t swapped_tiles = (m + Swapped::BM - 1) / Swapped::BM * n_tiles;
+  const double t_narrow = busiest_cta_slices(pn, narrow.count(), k_blocks, sm_count, 1.0, kNarrowSplitCost);
+  const double t_wide = busiest_cta_slices(pw, wide.count(), k_blocks, sm_count, kWideSliceCost, kWideSplitCost);
+  const double t_swapped =
+      double((swapped_tiles + sm_count - 1) / (sm_count > 0 ? sm_count : 1)) * k_blocks * kSwappedSliceCost;
+  if (t_swapped < t_narrow && t_swapped < t_wide) return SegmentTiles::swapped;
+  return t_wide < t_narrow ? SegmentTiles::wide : SegmentTiles::narrow;
 }
 
 // Process-wide override of that choice (tests compare the widths bit for bit; benchmarks time them).
@@ -209,6 +215,12 @@ Status launch_gemm(const GemmOperands<T>& op, const typename Epi::Params& params
                     ? SegmentTiles::narrow
                     : choose_segment_tiles(op.m, n_tiles, op.k, device.sm_count);
       }
+      if (width == SegmentTiles::swapped) {
+        KSegments segments;
+        segments.count = way == SplitKWay::unsplit ? 1 : choose_k_segments(n_tiles, k_blocks, device.sm_count);
+        return detail::launch_sm90_swapped<T, HopperSwappedMainLoop<T>, Epi>(op, params, n_tiles, segments, device,
+                                                                            stream);
+      }
       if (width == SegmentTiles::wide) {
         const TileOrder wide = detail::tile_order<Wide>(op.m, n_tiles);
         plan = detail::segment_plan(wide, n_tiles, k_blocks, device.sm_count, way);
@@ -229,9 +241,10 @@ Status launch_gemm(const GemmOperands<T>& op, const typename Epi::Params& params
     const SwappedTiles tiles =
         forced == SwappedTiles::automatic ? choose_swapped_tiles(op.m, n_tiles, device.sm_count) : forced;
     if (tiles == SwappedTiles::rows160)
-      return detail::launch_sm90_swapped<T, HopperSwappedMainLoop<T>, Epi>(op, params, n_tiles, device, stream);
+      return detail::launch_sm90_swapped<T, HopperSwappedMainLoop<T>, Epi>(op, params, n_tiles, {}, device, stream);
     if (tiles == SwappedTiles::rows232)
-      return detail::launch_sm90_swapped<T, HopperTallSwappedMainLoop<T>, Epi>(op, params, n_tiles, device, stream);
+      return detail::launch_sm90_swapped<T, HopperTallSwappedMainLoop<T>, Epi>(op, params, n_tiles, {}, device,
+                                                                                stream);
     return detail::launch_sm90<T, HopperMainLoop<T>, Epi>(op, params, n_tiles, whole, device, stream);
   }
   if (path == GemmPath::hopper)

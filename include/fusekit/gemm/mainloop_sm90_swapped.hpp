@@ -11,6 +11,12 @@
 // ascending k in k16 steps whichever operand holds the token (measured on the H200: RESULTS.md,
 // eighth session, "swap AB"), so a row's result still does not depend on M. The CTA tile is one
 // epilogue N-tile: consumer cw multiplies its W-row half cw (WeightRows::first[cw]).
+//
+// Long, narrow weights cut K into segments (split_k.hpp). 160-token tiles fold them in the
+// registers: a second fragment holds ((p0 + p1) + ...) of the segments so far, the
+// additions of split_k.hpp in its order (so the bits are the other tiles' bits), and is what the
+// tile stages (a copy of the accumulators where K is one segment: only one fragment stays live
+// through the epilogue). 232-token tiles have no registers for it.
 #pragma once
 
 #include "fusekit/gemm/epilogue/tile.hpp"
@@ -18,6 +24,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 namespace fusekit::gemm {
@@ -38,6 +45,9 @@ struct SwappedMainLoopSm90 {
   static constexpr int kChunkRows = ChunkRows, kChunks = (BM + kChunkRows - 1) / kChunkRows;
   static constexpr int kTileLd = kSubN + 4;
   static_assert(kChunkRows % 8 == 0);
+  // A second m64n160 fragment for the segments' running sum fits the 168 registers ptxas
+  // allocates (no spill); m64n232's would not. (The peeled first wgmma below is m64n160k16.)
+  static constexpr bool kFoldsSegments = BM == 160;
 
   struct SharedStorage {
     alignas(1024) unsigned char a[kStages][kABytes];  // tokens x 64 k
@@ -69,25 +79,45 @@ struct SwappedMainLoopSm90 {
     float v[BM / 2];  // wgmma's m64nBM fragment: 64 W rows x BM tokens
   };
 
-  // Consumer warpgroup cw: its W half times the tile's tokens over every k-slice. One wgmma batch
-  // in flight; a stage goes back once the batch that read it retired.
-  __device__ static void consume(SharedStorage& s, RingPosition& pos, int k_blocks, int cw, Accumulators& acc) {
+  // Consumer warpgroup cw: its W half times the tile's tokens over k-slices [kb_begin, kb_end)
+  // (at least one), summed from zero. One wgmma batch in flight; a stage goes back once the batch
+  // that read it retired. Where segments fold, the first slice is peeled off and its first wgmma
+  // only writes the accumulators: ptxas then sees them dead between one sum and the next, so the
+  // running sum and the epilogue do not hold a second fragment's registers.
+  __device__ static void consume(SharedStorage& s, RingPosition& pos, int kb_begin, int kb_end, int cw,
+                                 Accumulators& acc) {
     BatchReleaser release;
-    for (int kb = 0; kb < k_blocks; ++kb) {
+    auto slice = [&](int kb, auto first_slice) {
       ptx::mbarrier_wait(&s.full[pos.stage], pos.phase);
       ptx::wgmma_fence();
       const std::uint64_t desc_w = ptx::smem_descriptor_sw128(s.b[pos.stage] + cw * kHalfBytes);
       const std::uint64_t desc_x = ptx::smem_descriptor_sw128(s.a[pos.stage]);
 #pragma unroll
-      for (int k16 = 0; k16 < BK / 16; ++k16)
-        ptx::wgmma_m64k16<T, BM>(acc.v, desc_w + 2 * k16, desc_x + 2 * k16, kb > 0 || k16 > 0);
+      for (int k16 = 0; k16 < BK / 16; ++k16) {
+        if constexpr (!kFoldsSegments)
+          ptx::wgmma_m64k16<T, BM>(acc.v, desc_w + 2 * k16, desc_x + 2 * k16, kb > kb_begin || k16 > 0);
+        else if (decltype(first_slice)::value && k16 == 0)
+          ptx::wgmma_m64n160k16_first<T>(acc.v, desc_w, desc_x);
+        else
+          ptx::wgmma_m64k16<T, BM>(acc.v, desc_w + 2 * k16, desc_x + 2 * k16, true);
+      }
       ptx::wgmma_commit_group();
       release.committed(s.empty, pos.stage);
       pos.advance<kStages>();
-    }
+    };
+    int kb = kb_begin;
+    if constexpr (kFoldsSegments) slice(kb++, std::true_type{});
+    for (; kb < kb_end; ++kb) slice(kb, std::false_type{});
     release.drain(s.empty);
 #pragma unroll
     for (int i = 0; i < BM / 2; ++i) ptx::fence_registers(acc.v[i]);
+  }
+
+  // After each K segment: running = acc (the first) or running + acc. Only reads the accumulators
+  // (an accumulator that other instructions define serializes ptxas's wgmma pipeline).
+  __device__ static void fold(Accumulators& running, const Accumulators& acc, bool first) {
+#pragma unroll
+    for (int i = 0; i < BM / 2; ++i) running.v[i] = first ? acc.v[i] : running.v[i] + acc.v[i];
   }
 
   // Writes chunk C (tokens [C * kChunkRows, ...)) of consumer cw's fragment into the staging tile,

@@ -106,19 +106,21 @@ __device__ __forceinline__ void fence_registers(float& r) { asm volatile("" : "+
   "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
   "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
   "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
-#define FUSEKIT_WGMMA_OPERANDS_64 \
-  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
-      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
-      "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
-      "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
-      "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
-      "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
-      "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
-      "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-#define FUSEKIT_WGMMA_OPERANDS_80 \
-  FUSEKIT_WGMMA_OPERANDS_64, \
-  "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
-      "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79])
+#define FUSEKIT_WGMMA_D64(C) \
+  C(d[0]), C(d[1]), C(d[2]), C(d[3]), C(d[4]), C(d[5]), C(d[6]), C(d[7]), \
+      C(d[8]), C(d[9]), C(d[10]), C(d[11]), C(d[12]), C(d[13]), C(d[14]), C(d[15]), \
+      C(d[16]), C(d[17]), C(d[18]), C(d[19]), C(d[20]), C(d[21]), C(d[22]), C(d[23]), \
+      C(d[24]), C(d[25]), C(d[26]), C(d[27]), C(d[28]), C(d[29]), C(d[30]), C(d[31]), \
+      C(d[32]), C(d[33]), C(d[34]), C(d[35]), C(d[36]), C(d[37]), C(d[38]), C(d[39]), \
+      C(d[40]), C(d[41]), C(d[42]), C(d[43]), C(d[44]), C(d[45]), C(d[46]), C(d[47]), \
+      C(d[48]), C(d[49]), C(d[50]), C(d[51]), C(d[52]), C(d[53]), C(d[54]), C(d[55]), \
+      C(d[56]), C(d[57]), C(d[58]), C(d[59]), C(d[60]), C(d[61]), C(d[62]), C(d[63])
+#define FUSEKIT_WGMMA_D80(C) \
+  FUSEKIT_WGMMA_D64(C), \
+  C(d[64]), C(d[65]), C(d[66]), C(d[67]), C(d[68]), C(d[69]), C(d[70]), C(d[71]), \
+      C(d[72]), C(d[73]), C(d[74]), C(d[75]), C(d[76]), C(d[77]), C(d[78]), C(d[79])
+#define FUSEKIT_WGMMA_OPERANDS_64 FUSEKIT_WGMMA_D64("+f")
+#define FUSEKIT_WGMMA_OPERANDS_80 FUSEKIT_WGMMA_D80("+f")
 #define FUSEKIT_WGMMA_OPERANDS_116 \
   FUSEKIT_WGMMA_OPERANDS_64, \
   "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
@@ -143,6 +145,29 @@ __device__ __forceinline__ void fence_registers(float& r) { asm volatile("" : "+
                : FUSEKIT_WGMMA_OPERANDS_##VALUES                                                               \
                : "l"(desc_a), "l"(desc_b), "r"(int(accumulate)))
 
+// The first wgmma of a sum, m64n160k16 only: D = A * B, D's registers outputs alone, so ptxas
+// sees the accumulators' old values die here (with "+f" operands a fragment stays live from one
+// tile's sum to the next, through everything in between).
+#define FUSEKIT_WGMMA_OUT_80 FUSEKIT_WGMMA_D80("=f")
+template <class T>
+__device__ __forceinline__ void wgmma_m64n160k16_first(float (&d)[80], std::uint64_t desc_a, std::uint64_t desc_b) {
+#ifdef FUSEKIT_SM90A
+  if constexpr (std::is_same_v<T, bf16_t>)
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, 0, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n160k16.f32.bf16.bf16 " FUSEKIT_WGMMA_REGS_80 ", %80, %81, p, 1, 1, 0, 0;\n}\n"
+                 : FUSEKIT_WGMMA_OUT_80
+                 : "l"(desc_a), "l"(desc_b));
+  else
+    asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, 0, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n160k16.f32.f16.f16 " FUSEKIT_WGMMA_REGS_80 ", %80, %81, p, 1, 1, 0, 0;\n}\n"
+                 : FUSEKIT_WGMMA_OUT_80
+                 : "l"(desc_a), "l"(desc_b));
+#else
+  (void)d, (void)desc_a, (void)desc_b;
+#endif
+}
+#undef FUSEKIT_WGMMA_OUT_80
+
 template <class T, int N>
 __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b,
                                              bool accumulate) {
@@ -166,6 +191,8 @@ __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], std::uint64_t de
 #undef FUSEKIT_WGMMA_REGS_80
 #undef FUSEKIT_WGMMA_REGS_128
 #undef FUSEKIT_WGMMA_OPERANDS_64
+#undef FUSEKIT_WGMMA_D64
+#undef FUSEKIT_WGMMA_D80
 #undef FUSEKIT_WGMMA_OPERANDS_80
 #undef FUSEKIT_WGMMA_OPERANDS_128
 #undef FUSEKIT_WGMMA_LIST_0_64
