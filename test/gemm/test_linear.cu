@@ -207,32 +207,40 @@ GPU_TEST_CASE("linear: K segments summed in one CTA or across CTAs, on every til
     CAPTURE(s.k);
     const DevMatrix a = random_device(DType::bf16, s.m, s.k, 1.0);
     const DevMatrix w = random_device(DType::bf16, s.n, s.k, 1.0 / std::sqrt(double(s.k)));
-    std::vector<std::vector<unsigned char>> bits;
-    for (gemm::SegmentTiles tiles : {gemm::SegmentTiles::narrow, gemm::SegmentTiles::wide, gemm::SegmentTiles::swapped})
-      for (gemm::SplitKWay way : {gemm::SplitKWay::whole, gemm::SplitKWay::split}) {
-        if (tiles == gemm::SegmentTiles::swapped && way == gemm::SplitKWay::split) continue;  // never split
-        gemm::segment_tiles() = tiles;
-        gemm::split_k_way() = way;
-        CAPTURE(int(tiles));
-        CAPTURE(int(way));
-        const DevMatrix y = poisoned_output(DType::bf16, s.m, s.n);
+    // bf16 outputs are checked against float64 too; f32 outputs show every bit of the folds.
+    for (DType out : {DType::bf16, DType::f32}) {
+      CAPTURE(int(out));
+      std::vector<std::vector<unsigned char>> bits;
+      for (gemm::SegmentTiles tiles : {gemm::SegmentTiles::narrow, gemm::SegmentTiles::wide, gemm::SegmentTiles::swapped})
+        for (gemm::SplitKWay way : {gemm::SplitKWay::whole, gemm::SplitKWay::split}) {
+          if (tiles == gemm::SegmentTiles::swapped && way == gemm::SplitKWay::split) continue;  // never split
+          gemm::segment_tiles() = tiles;
+          gemm::split_k_way() = way;
+          CAPTURE(int(tiles));
+          CAPTURE(int(way));
+          const DevMatrix y = poisoned_output(out, s.m, s.n);
+          REQUIRE(gemm::linear(a.view(), w.view(), y.out()).ok());
+          CHECK_LAUNCH();
+          if (out == DType::bf16) {
+            const auto rows = sample_rows(s.m, fresh_seed());  // and right, against float64
+            check_close(fetch_written(y), ref_gemm(a.host, w.host, rows), "linear, K segments");
+          } else {
+            (void)fetch_written(y);  // every element written
+          }
+          bits.push_back(download_bytes(y));
+        }
+      gemm::segment_tiles() = gemm::SegmentTiles::automatic;
+      gemm::split_k_way() = gemm::SplitKWay::automatic;
+      for (int i = 0; i < 2; ++i) {
+        const DevMatrix y = poisoned_output(out, s.m, s.n);
         REQUIRE(gemm::linear(a.view(), w.view(), y.out()).ok());
         CHECK_LAUNCH();
-        const auto rows = sample_rows(s.m, fresh_seed());  // and right, against float64
-        check_close(fetch_written(y), ref_gemm(a.host, w.host, rows), "linear, K segments");
         bits.push_back(download_bytes(y));
       }
-    gemm::segment_tiles() = gemm::SegmentTiles::automatic;
-    gemm::split_k_way() = gemm::SplitKWay::automatic;
-    for (int i = 0; i < 2; ++i) {
-      const DevMatrix y = poisoned_output(DType::bf16, s.m, s.n);
-      REQUIRE(gemm::linear(a.view(), w.view(), y.out()).ok());
-      CHECK_LAUNCH();
-      bits.push_back(download_bytes(y));
-    }
-    for (std::size_t i = 1; i < bits.size(); ++i) {
-      CAPTURE(i);
-      CHECK(bits[0] == bits[i]);
+      for (std::size_t i = 1; i < bits.size(); ++i) {
+        CAPTURE(i);
+        CHECK(bits[0] == bits[i]);
+      }
     }
   }
 }

@@ -63,8 +63,9 @@ template <class T> using HopperMainLoop = MainLoopSm90<T, 2, 3>;
 // the staging tiles in the drained ring fit 5 stages instead of 3.
 inline constexpr std::int64_t kFewRows = 72;
 template <class T> using HopperDeepMainLoop = MainLoopSm90<T, 2, 5, true, kFewRows>;
-// Long, narrow weights (below) cut K into segments (split_k.hpp), on one of two tile widths with
-// the same bits (wgmma's per-element sums do not depend on N):
+// Long, narrow weights (below) cut K into segments (split_k.hpp), on one of three tile kinds
+// with the same bits (wgmma's per-element sums do not depend on N; the third, the swapped
+// 160-token tiles, is below with the other swapped tiles):
 // 128 x 128 tiles, 4 stages (128 KB of ring), the segments folded in the staging tile.
 template <class T> using HopperNarrowMainLoop = MainLoopSm90<T, 1, 4>;
 // The same tiles and instructions (the same bits) with 72-row A stages and the staging tiles in
@@ -168,7 +169,8 @@ constexpr SegmentTiles choose_segment_tiles(std::int64_t m, std::int64_t n_tiles
   return t_wide < t_narrow ? SegmentTiles::wide : SegmentTiles::narrow;
 }
 
-// Process-wide override of that choice (tests compare the widths bit for bit; benchmarks time them).
+// Process-wide override of that choice (tests compare the kinds bit for bit; benchmarks time them).
+// It alone decides for long, narrow weights: swapped_tiles() does not apply to them.
 inline std::atomic<SegmentTiles>& segment_tiles() {
   static std::atomic<SegmentTiles> tiles{SegmentTiles::automatic};
   return tiles;
@@ -205,6 +207,8 @@ Status launch_gemm(const GemmOperands<T>& op, const typename Epi::Params& params
     if (k_segmented_weight(n_tiles, op.k, device.sm_count)) {
       using Narrow = HopperNarrowMainLoop<T>;
       using Wide = HopperWideSegmentedMainLoop<T>;
+      static_assert(Narrow::BK == Wide::BK && Narrow::BK == HopperSwappedMainLoop<T>::BK,
+                    "the segments' k-slice boundaries are the same on every tile kind");
       const int k_blocks = static_cast<int>((op.k + Narrow::BK - 1) / Narrow::BK);
       const SplitKWay way = split_k_way().load(std::memory_order_relaxed);
       const TileOrder narrow = detail::tile_order<Narrow>(op.m, n_tiles);

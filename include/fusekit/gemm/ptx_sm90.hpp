@@ -84,7 +84,8 @@ template <int Pending> __device__ __forceinline__ void wgmma_wait_group() {
 __device__ __forceinline__ void fence_registers(float& r) { asm volatile("" : "+f"(r)::"memory"); }
 
 // D (64 x N fp32; this thread holds N / 2 of them) = A (64 x 16) * B (16 x N) + (accumulate ? D : 0),
-// both operands K-major in shared memory; N = 128, 160 or 256. Inline PTX names every accumulator
+// both operands K-major in shared memory; N = 128, 160, 232 or 256 (and the output-only first
+// wgmma of a sum below). Inline PTX names every accumulator
 // register, so the register and operand lists are spelled out once per size here.
 #define FUSEKIT_WGMMA_REGS_64 "{" FUSEKIT_WGMMA_LIST_0_64 "}"
 #define FUSEKIT_WGMMA_REGS_80 "{" FUSEKIT_WGMMA_LIST_0_64 ", " FUSEKIT_WGMMA_LIST_64_80 "}"
@@ -195,6 +196,9 @@ __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], std::uint64_t de
 #undef FUSEKIT_WGMMA_D80
 #undef FUSEKIT_WGMMA_OPERANDS_80
 #undef FUSEKIT_WGMMA_OPERANDS_128
+#undef FUSEKIT_WGMMA_OPERANDS_116
+#undef FUSEKIT_WGMMA_REGS_116
+#undef FUSEKIT_WGMMA_LIST_64_116
 #undef FUSEKIT_WGMMA_LIST_0_64
 #undef FUSEKIT_WGMMA_LIST_64_80
 #undef FUSEKIT_WGMMA_LIST_80_128

@@ -4,8 +4,9 @@
 // Every output is the left fold of S partial sums, one per contiguous range of k-slices,
 // ((p0 + p1) + p2) + ..., each p_s summed by wgmma from zero in ascending k. A tile is run in
 // one of two ways:
-//  * whole: one CTA computes p0, p1, ... in turn and folds each into its fp32 staging tile
-//    (`MainLoopSm90::stage<Fold::add>`);
+//  * whole: one CTA computes p0, p1, ... in turn and folds each into a running sum: its fp32
+//    staging tile (`MainLoopSm90::stage<Fold::add>`), its registers and a global slot (128 x 256
+//    tiles, fragment_fold.hpp) or its registers alone (swapped 160-token tiles);
 //  * split: S CTAs each compute one p_s and publish it to a global workspace; whichever arrives
 //    last folds the S partials in segment order and runs the epilogue (`SplitExchange`). No CTA
 //    waits for another, so any grid and any residency works.
@@ -162,8 +163,9 @@ constexpr std::int64_t split_tail_tiles(std::int64_t tiles, int segments, int sm
 }
 
 // Process-wide override of that choice, for tests that compare the ways bit for bit and for
-// benchmarks: every tile whole, every tile split, or K in one segment (`unsplit`: the bits of
-// long, narrow weights then differ from the default's; measurements only).
+// benchmarks: every tile whole, every tile split (the swapped tiles, never split, run whole), or K
+// in one segment (`unsplit`: the bits of long, narrow weights then differ from the default's;
+// measurements only).
 enum class SplitKWay : std::uint8_t { automatic, whole, split, unsplit };
 inline std::atomic<SplitKWay>& split_k_way() {
   static std::atomic<SplitKWay> way{SplitKWay::automatic};
