@@ -12,14 +12,17 @@
 #include "fusekit/gemm.hpp"
 #include "reference.hpp"
 
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -201,19 +204,32 @@ Instance make_instance(const Linear& L, std::int64_t m, Impl impl, int sets) {
   return inst;
 }
 
+// Sets `target` from the environment variable `var` where it is set: one of `choices`' spellings,
+// else an error that lists them.
+template <class Enum>
+void apply_env_choice(const char* var, std::atomic<Enum>& target,
+                      std::initializer_list<std::pair<const char*, Enum>> choices) {
+  const char* value = std::getenv(var);
+  if (value == nullptr) return;
+  std::string accepted;
+  for (const auto& [name, choice] : choices) {
+    if (std::string(value) == name) {
+      target = choice;
+      std::fprintf(stderr, "fusekit_bench_gemm: %s=%s\n", var, value);
+      return;
+    }
+    accepted += (accepted.empty() ? "" : ", ") + std::string(name);
+  }
+  throw std::runtime_error(std::string(var) + ": expected one of " + accepted + ", got " + value);
+}
+
 // FUSEKIT_SEGMENT_TILES=narrow|wide|swapped|automatic forces the tiles of long, narrow weights
 // (kernel.hpp's choose_segment_tiles; the bits are the same), to measure them against each other.
 void apply_segment_tiles_override() {
-  const char* tiles = std::getenv("FUSEKIT_SEGMENT_TILES");
-  if (tiles == nullptr) return;
-  const std::string t = tiles;
-  if (t != "narrow" && t != "wide" && t != "swapped" && t != "automatic")
-    throw std::runtime_error("FUSEKIT_SEGMENT_TILES: expected narrow, wide, swapped or automatic, got " + t);
-  gemm::segment_tiles() = t == "narrow"    ? gemm::SegmentTiles::narrow
-                          : t == "wide"    ? gemm::SegmentTiles::wide
-                          : t == "swapped" ? gemm::SegmentTiles::swapped
-                                           : gemm::SegmentTiles::automatic;
-  std::fprintf(stderr, "fusekit_bench_gemm: FUSEKIT_SEGMENT_TILES=%s\n", tiles);
+  using gemm::SegmentTiles;
+  apply_env_choice("FUSEKIT_SEGMENT_TILES", gemm::segment_tiles(),
+                   {{"narrow", SegmentTiles::narrow}, {"wide", SegmentTiles::wide},
+                    {"swapped", SegmentTiles::swapped}, {"automatic", SegmentTiles::automatic}});
 }
 
 // FUSEKIT_LIGHT_PAIRS=off runs a short last M-tile's tiles one to an item (kernel_sm90.hpp's
@@ -229,30 +245,18 @@ void apply_light_pairs_override() {
 // 128 x 256 ones, or swapped tiles of 160 or 232 tokens; kernel.hpp's swapped_tiles; the bits
 // are the same), to time them against each other.
 void apply_swapped_tiles_override() {
-  const char* choice = std::getenv("FUSEKIT_SWAPPED_TILES");
-  if (choice == nullptr) return;
-  const std::string c = choice;
-  if (c != "never" && c != "160" && c != "232" && c != "automatic")
-    throw std::runtime_error("FUSEKIT_SWAPPED_TILES: expected never, 160, 232 or automatic, got " + c);
-  gemm::swapped_tiles() = c == "never" ? gemm::SwappedTiles::never
-                          : c == "160" ? gemm::SwappedTiles::rows160
-                          : c == "232" ? gemm::SwappedTiles::rows232
-                                       : gemm::SwappedTiles::automatic;
-  std::fprintf(stderr, "fusekit_bench_gemm: FUSEKIT_SWAPPED_TILES=%s\n", choice);
+  using gemm::SwappedTiles;
+  apply_env_choice("FUSEKIT_SWAPPED_TILES", gemm::swapped_tiles(),
+                   {{"never", SwappedTiles::never}, {"160", SwappedTiles::rows160}, {"232", SwappedTiles::rows232},
+                    {"automatic", SwappedTiles::automatic}});
 }
 
 // FUSEKIT_GRID_OVERLAP=none|prologue|weights sets how a launch overlaps the one before it
 // (kernel_sm90.hpp's grid_overlap; the bits are the same), to measure the modes against each other.
 void apply_grid_overlap_override() {
-  const char* overlap = std::getenv("FUSEKIT_GRID_OVERLAP");
-  if (overlap == nullptr) return;
-  const std::string o = overlap;
-  if (o != "none" && o != "prologue" && o != "weights")
-    throw std::runtime_error("FUSEKIT_GRID_OVERLAP: expected none, prologue or weights, got " + o);
-  gemm::grid_overlap() = o == "none"      ? gemm::GridOverlap::none
-                         : o == "weights" ? gemm::GridOverlap::weights
-                                          : gemm::GridOverlap::prologue;
-  std::fprintf(stderr, "fusekit_bench_gemm: FUSEKIT_GRID_OVERLAP=%s\n", overlap);
+  using gemm::GridOverlap;
+  apply_env_choice("FUSEKIT_GRID_OVERLAP", gemm::grid_overlap(),
+                   {{"none", GridOverlap::none}, {"prologue", GridOverlap::prologue}, {"weights", GridOverlap::weights}});
 }
 
 // FUSEKIT_GEMM_TOKENS=128,256,... replaces the token counts (70, 925, 4096), for sweeps over M.

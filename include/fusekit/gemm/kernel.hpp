@@ -84,6 +84,12 @@ template <class T> using HopperWideSegmentedMainLoop = MainLoopSm90<T, 2, 3, fal
 template <class T> using HopperSwappedMainLoop = SwappedMainLoopSm90<T, 160, 5>;
 template <class T> using HopperTallSwappedMainLoop = SwappedMainLoopSm90<T, 232, 4, 64>;
 
+// Rounds of `tiles` equal tiles on `sm_count` SMs (one tile per SM at a time): what the busiest
+// SM runs, in the tile-choice models below.
+constexpr double tile_rounds(std::int64_t tiles, int sm_count) {
+  return double((tiles + sm_count - 1) / (sm_count > 0 ? sm_count : 1));
+}
+
 // Which tiles a call of whole tiles takes: `never` = the 128 x 256 ones.
 enum class SwappedTiles : std::uint8_t { automatic, never, rows160, rows232 };
 
@@ -96,10 +102,9 @@ enum class SwappedTiles : std::uint8_t { automatic, never, rows160, rows232 };
 inline constexpr double kSwappedTileCost = 0.7, kTallSwappedTileCost = 0.95;
 constexpr SwappedTiles choose_swapped_tiles(std::int64_t m, std::int64_t n_tiles, int sm_count) {
   if (sm_count < 1) return SwappedTiles::never;
-  auto rounds = [sm_count](std::int64_t tiles) { return double((tiles + sm_count - 1) / sm_count); };
-  const double plain = rounds((m + 127) / 128 * ((n_tiles + 1) / 2));
-  const double rows160 = rounds((m + 159) / 160 * n_tiles) * kSwappedTileCost;
-  const double rows232 = rounds((m + 231) / 232 * n_tiles) * kTallSwappedTileCost;
+  const double plain = tile_rounds((m + 127) / 128 * ((n_tiles + 1) / 2), sm_count);
+  const double rows160 = tile_rounds((m + 159) / 160 * n_tiles, sm_count) * kSwappedTileCost;
+  const double rows232 = tile_rounds((m + 231) / 232 * n_tiles, sm_count) * kTallSwappedTileCost;
   if (rows160 < plain && rows160 <= rows232) return SwappedTiles::rows160;
   if (rows232 < plain) return SwappedTiles::rows232;
   return SwappedTiles::never;
@@ -163,8 +168,7 @@ constexpr SegmentTiles choose_segment_tiles(std::int64_t m, std::int64_t n_tiles
   const std::int64_t swapped_tiles = (m + Swapped::BM - 1) / Swapped::BM * n_tiles;
   const double t_narrow = busiest_cta_slices(pn, narrow.count(), k_blocks, sm_count, 1.0, kNarrowSplitCost);
   const double t_wide = busiest_cta_slices(pw, wide.count(), k_blocks, sm_count, kWideSliceCost, kWideSplitCost);
-  const double t_swapped =
-      double((swapped_tiles + sm_count - 1) / (sm_count > 0 ? sm_count : 1)) * k_blocks * kSwappedSliceCost;
+  const double t_swapped = tile_rounds(swapped_tiles, sm_count) * k_blocks * kSwappedSliceCost;
   if (t_swapped < t_narrow && t_swapped < t_wide) return SegmentTiles::swapped;
   return t_wide < t_narrow ? SegmentTiles::wide : SegmentTiles::narrow;
 }
@@ -219,12 +223,9 @@ Status launch_gemm(const GemmOperands<T>& op, const typename Epi::Params& params
                     ? SegmentTiles::narrow
                     : choose_segment_tiles(op.m, n_tiles, op.k, device.sm_count);
       }
-      if (width == SegmentTiles::swapped) {
-        KSegments segments;
-        segments.count = way == SplitKWay::unsplit ? 1 : choose_k_segments(n_tiles, k_blocks, device.sm_count);
-        return detail::launch_sm90_swapped<T, HopperSwappedMainLoop<T>, Epi>(op, params, n_tiles, segments, device,
-                                                                            stream);
-      }
+      if (width == SegmentTiles::swapped)  // every tile whole: only the plan's segments apply
+        return detail::launch_sm90_swapped<T, HopperSwappedMainLoop<T>, Epi>(op, params, n_tiles, plan.segments,
+                                                                            device, stream);
       if (width == SegmentTiles::wide) {
         const TileOrder wide = detail::tile_order<Wide>(op.m, n_tiles);
         plan = detail::segment_plan(wide, n_tiles, k_blocks, device.sm_count, way);
