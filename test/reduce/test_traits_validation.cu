@@ -75,14 +75,20 @@ TEST_CASE("select_staged_layout: rows fit their stage, thread counts are launcha
         REQUIRE(l.stage_bytes == l.residual_offset * (residual ? 2 : 1));
         REQUIRE(l.stage_bytes <= kMaxStagedStageBytes);
       }
-  // Rows the register kernels split over clusters are staged; the others from 20 KB on.
+  // Rows the register kernels split over clusters are staged; softmax's others from 20 KB on, the
+  // norms' (an epilogue) never.
   CHECK(staged_fits(16384, DType::f32, false));
-  CHECK(staged_is_faster(16384, DType::f32));
-  CHECK(staged_is_faster(16384, DType::bf16));
-  CHECK(staged_is_faster(5376, DType::f32));
-  CHECK_FALSE(staged_is_faster(4096, DType::f32));
-  CHECK_FALSE(staged_is_faster(5376, DType::bf16));  // the H3 norms: registers measured faster
-  CHECK_FALSE(staged_is_faster(8192, DType::bf16));
+  for (bool epilogue : {false, true}) {
+    CHECK(staged_is_faster(16384, DType::f32, epilogue));
+    CHECK_FALSE(staged_is_faster(4096, DType::f32, epilogue));
+    CHECK_FALSE(staged_is_faster(5376, DType::bf16, epilogue));  // the H3 norms: registers measured faster
+    CHECK_FALSE(staged_is_faster(8192, DType::bf16, epilogue));
+  }
+  CHECK(staged_is_faster(16384, DType::bf16, false));
+  CHECK_FALSE(staged_is_faster(16384, DType::bf16, true));
+  CHECK(staged_is_faster(5376, DType::f32, false));
+  CHECK_FALSE(staged_is_faster(5376, DType::f32, true));
+  CHECK_FALSE(staged_is_faster(8192, DType::f32, true));
   CHECK(staged_fits(5376, DType::bf16, true));
   CHECK_FALSE(staged_fits(16384, DType::f32, true));  // with its residual: two 64 KB rows
   CHECK_FALSE(staged_fits(128, DType::bf16, false));   // short rows: many to a CTA in registers

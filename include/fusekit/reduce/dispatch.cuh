@@ -56,13 +56,13 @@ inline std::atomic<RowKernel>& row_kernel_choice() {
   return choice;
 }
 
-inline bool use_staged(const RowParams& p, DType in, std::size_t elem, const DeviceInfo& device) {
+inline bool use_staged(const RowParams& p, DType in, std::size_t elem, bool has_epilogue, const DeviceInfo& device) {
   if (device.major < 9 || !staged_fits(p.cols, in, p.residual != nullptr) || !residual_stages_alike(p, elem))
     return false;
   switch (row_kernel_choice().load()) {
     case RowKernel::registers: return false;
     case RowKernel::staged: return true;
-    default: return staged_is_faster(p.cols, in);
+    default: return staged_is_faster(p.cols, in, has_epilogue);
   }
 }
 
@@ -71,7 +71,7 @@ Status launch_rows(const RowParams& p, cudaStream_t stream) {
   if (p.rows == 0 || p.cols == 0) return {};
   DeviceInfo device;
   FUSEKIT_TRY(current_device(device));
-  if (use_staged(p, dtype_v<TIn>, sizeof(TIn), device)) return launch_staged<Policy, TIn, TOut>(p, stream);
+  if (use_staged(p, dtype_v<TIn>, sizeof(TIn), kHasEpilogue<Policy>, device)) return launch_staged<Policy, TIn, TOut>(p, stream);
   const RowConfig cfg = select_row_config(p.cols, dtype_v<TIn>);
   LaunchShape shape;
   shape.dependent = device.major >= 9;

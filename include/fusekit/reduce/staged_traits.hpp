@@ -10,11 +10,9 @@
 // A row's bits depend on `threads` only (each thread sums the same vectors in the same order). For
 // rows the register kernels hold in one CTA, `threads` is their threads_per_row and the staged
 // agent does the same float operations in the same order: the two kernels give the same bits, and
-// the dispatch picks either by measured speed (benchmark/RESULTS.md, 2026-11-30): staging wins for
-// rows of 20 KB and more (f32 N >= 5376: 1.1-1.4x; bf16 N = 16384: 1.1x) and loses below that
-// (bf16 N = 5376-8192: 0.89-0.97x), where the register kernels' many small CTAs keep more loads in
-// flight. Rows the register kernels split over a cluster are staged wherever they fit (f32 N = 16384:
-// 2.2-3.1x); that choice changes bits against the cluster kernel, so it never depends on the row count.
+// the dispatch picks either by measured speed (staged_is_faster). Rows the register kernels split
+// over a cluster are staged wherever they fit (f32 N = 16384: 1.5-1.6x); that choice changes bits
+// against the cluster kernel, so it never depends on the row count.
 #pragma once
 
 #include "fusekit/reduce/tile_traits.hpp"
@@ -60,9 +58,15 @@ constexpr bool registers_match_staged(std::int64_t cols, DType t) {
   return select_row_config(cols, t).shape != RowShape::cluster;
 }
 
-// The automatic choice, for rows that fit a stage (staged_fits). From N and the dtype only.
-constexpr bool staged_is_faster(std::int64_t cols, DType t) {
-  return !registers_match_staged(cols, t) || cols * std::int64_t(dtype_size(t)) >= kStagedMinRowBytes;
+// The automatic choice, for rows that fit a stage (staged_fits). From N, the dtype and the op only:
+// where both kernels hold a row they give the same bits, so the choice may follow measured speed
+// (benchmark/RESULTS.md, 2026-12-02, seventeenth session): softmax (no epilogue) is staged from
+// 20 KB rows (f32 N = 5376 / 8192: 1.08x / 1.12x the register kernels); the norms, whose staged
+// epilogue reads each parameter vector through a test and an out-of-line slow path, stay in
+// registers (f32 N = 5376 / 8192, bf16 N = 16384: 1.07x-1.23x the staged kernel).
+constexpr bool staged_is_faster(std::int64_t cols, DType t, bool has_epilogue) {
+  if (!registers_match_staged(cols, t)) return true;
+  return !has_epilogue && cols * std::int64_t(dtype_size(t)) >= kStagedMinRowBytes;
 }
 
 // Precondition: staged_fits(cols, t, residual).
