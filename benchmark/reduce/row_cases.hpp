@@ -195,10 +195,23 @@ inline void apply_row_kernel_override() {
   std::fprintf(stderr, "fusekit_bench_reduce: FUSEKIT_ROW_KERNEL=%s\n", kernel);
 }
 
+// FUSEKIT_CLUSTER_OVERLAP=never|one_wave|always: PDL on cluster launches (reduce::cluster_overlap()).
+inline void apply_cluster_overlap_override() {
+  const char* text = std::getenv("FUSEKIT_CLUSTER_OVERLAP");
+  if (text == nullptr) return;
+  const std::string k = text;
+  if (k == "never") reduce::cluster_overlap() = reduce::ClusterOverlap::never;
+  else if (k == "one_wave") reduce::cluster_overlap() = reduce::ClusterOverlap::one_wave;
+  else if (k == "always") reduce::cluster_overlap() = reduce::ClusterOverlap::always;
+  else throw std::runtime_error("FUSEKIT_CLUSTER_OVERLAP must be never, one_wave or always");
+  std::fprintf(stderr, "fusekit_bench_reduce: FUSEKIT_CLUSTER_OVERLAP=%s\n", text);
+}
+
 // The default suites for one dtype: the seed audit's shapes in all four modes, and a bandwidth
 // sweep (>= 8M elements, N from 1024 to 262144) in GPU throughput mode.
 template <class T> void register_row_suites() {
   apply_row_kernel_override();
+  apply_cluster_overlap_override();
   const std::vector<Mode> all(std::begin(kAllModes), std::end(kAllModes));
   const std::vector<Mode> throughput{Mode::gpu_throughput};
   const RowShapeSpec seed_shapes[] = {{37, 1537}, {256, 3072}, {768, 6144}, {1024, 4096}};

@@ -156,6 +156,51 @@ template <RowOp kOp> void suite_kernels_agree() {
   }
 }
 
+// Calls that depend on each other: three in-place calls queued on one stream, each reading what the
+// previous one wrote, against the same three calls with a synchronize after each, bitwise; with
+// every cluster-launch overlap (PDL) setting, cluster rows (one wave and several) included.
+template <RowOp kOp> void suite_dependent_chain() {
+  struct Shape {
+    DType t;
+    std::int64_t rows, cols;
+  };
+  const Shape shapes[] = {{DType::bf16, 8, 262144}, {DType::f32, 40, 65536}, {DType::bf16, 300, 1537}};
+  struct Restore {
+    ~Restore() { reduce::cluster_overlap() = reduce::ClusterOverlap::always; }
+  } restore;
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  for (const Shape& sh : shapes)
+    for (auto overlap : {reduce::ClusterOverlap::never, reduce::ClusterOverlap::one_wave, reduce::ClusterOverlap::always}) {
+      reduce::cluster_overlap() = overlap;
+      INFO("N " << sh.cols << " rows " << sh.rows << " overlap " << int(overlap));
+      const std::size_t n = std::size_t(sh.rows * sh.cols);
+      HostArray h(sh.t, n);
+      std::mt19937_64 rng(fresh_seed());
+      std::normal_distribution<double> normal(0.0, 2.0);
+      for (std::size_t i = 0; i < n; ++i) h.set(i, normal(rng));
+      DeviceBuffer chained(h.bytes()), synced(h.bytes());
+      chained.upload(h.data());
+      synced.upload(h.data());
+      auto call = [&](const DeviceBuffer& b, cudaStream_t s) {
+        const Status st = call_row_op<kOp>({b.get(), sh.t, sh.rows, sh.cols, 0}, {b.get(), sh.t, sh.rows, sh.cols, 0}, {}, s);
+        REQUIRE_MESSAGE(st.ok(), st.to_string());
+      };
+      for (int k = 0; k < 3; ++k) call(chained, stream);
+      CUDA_CHECK(cudaGetLastError());
+      CUDA_CHECK(cudaStreamSynchronize(stream));
+      for (int k = 0; k < 3; ++k) {
+        call(synced, stream);
+        CHECK_LAUNCH();
+      }
+      HostArray a(sh.t, n), b(sh.t, n);
+      chained.download(a.data());
+      synced.download(b.data());
+      CHECK_MESSAGE(std::memcmp(a.data(), b.data(), a.bytes()) == 0, "a queued chain differs from a synchronized one");
+    }
+  CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
 // The register kernels' test-free path (every row and parameter vector-aligned: RowParams::
 // vectors_aligned) and their general path give the same bits: the same rows, once aligned, once
 // with output rows off their alignment (a stride of cols + 1) and once with the parameters off
@@ -256,4 +301,7 @@ template <RowOp kOp> void suite_rejects() {
   }                                                                                                          \
   GPU_TEST_CASE(name ": staged and register kernels give the same bits") {                                  \
     ::fusekit::test::suite_kernels_agree<op>();                                                              \
+  }                                                                                                          \
+  GPU_TEST_CASE(name ": in-place calls queued on one stream equal synchronized ones") {                     \
+    ::fusekit::test::suite_dependent_chain<op>();                                                            \
   }

@@ -66,6 +66,16 @@ inline bool use_staged(const RowParams& p, DType in, std::size_t elem, bool has_
   }
 }
 
+// Whether cluster launches overlap the kernel before them (PDL): never, only grids of at most one
+// CTA per SM (one wave), or always (the default: 1.01x-1.03x on every cluster row of the bandwidth
+// sweep, one wave or four, against never; benchmark/RESULTS.md, seventeenth session). Process-wide,
+// for benchmark sweeps and the tests.
+enum class ClusterOverlap : std::uint8_t { never, one_wave, always };
+inline std::atomic<ClusterOverlap>& cluster_overlap() {
+  static std::atomic<ClusterOverlap> overlap{ClusterOverlap::always};
+  return overlap;
+}
+
 template <class Policy, class TIn, class TOut>
 Status launch_rows(const RowParams& p, cudaStream_t stream) {
   if (p.rows == 0 || p.cols == 0) return {};
@@ -91,7 +101,9 @@ Status launch_rows(const RowParams& p, cudaStream_t stream) {
     shape.grid = dim3(unsigned(p.rows * cfg.cluster));
     shape.block = dim3(unsigned(cfg.threads_per_row));
     shape.cluster = unsigned(cfg.cluster);
-    shape.dependent = false;  // measured: PDL slowed multi-wave cluster launches (benchmark/RESULTS.md)
+    const ClusterOverlap overlap = cluster_overlap().load();
+    shape.dependent = overlap == ClusterOverlap::always ||
+                      (overlap == ClusterOverlap::one_wave && p.rows * cfg.cluster <= device.sm_count);
     return launch_kernel(kernel, shape, stream, p, (cfg.vectors + cfg.cluster - 1) / cfg.cluster);
   }
 
