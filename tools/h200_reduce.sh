@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # What the lent H200 runs for the row ops, in one call; logs under $OUT.
-#   tools/h200_reduce.sh CARRY_DIR [tests|sanitize|bench]...
+#   [TEST_FILTER=doctest -tc patterns] tools/h200_reduce.sh CARRY_DIR [tests|sanitize|bench]...
 # CARRY_DIR holds the binaries built here (x86-64, sm_90a) and libbenchmark.so.1debian.
 source "$(dirname "$0")/h200_common.sh" "$@"
 if [[ $steps == *" tests "* ]]; then
   for t in "$dir"/fusekit_test_*; do
     echo "== $(basename "$t")"
-    "$t" > "$out/$(basename "$t").log" 2>&1 || { status=1; echo "FAILED: $(basename "$t")"; }
+    "$t" ${TEST_FILTER:+-tc="$TEST_FILTER"} > "$out/$(basename "$t").log" 2>&1 || { status=1; echo "FAILED: $(basename "$t")"; }
     tail -n 4 "$out/$(basename "$t").log"
   done
 fi

@@ -5,13 +5,9 @@
 # sm_90a, and libbenchmark.so.1debian. Each config runs the mid-row bandwidth shapes and the H3 norms
 # (gpu_throughput) with its environment; `copy` (the same bytes through cudaMemcpyAsync) runs last.
 source "$(dirname "$0")/h200_common.sh" "$@"
+# `tests` is h200_reduce.sh's (TEST_FILTER narrows it).
 if [[ $steps == *" tests "* ]]; then
-  echo "== fusekit_test_reduce_gpu ${TEST_FILTER:-}"
-  start=$SECONDS
-  "$dir/fusekit_test_reduce_gpu" ${TEST_FILTER:+-tc="$TEST_FILTER"} > "$out/test_reduce_gpu.log" 2>&1 \
-    || { status=1; echo "FAILED: tests"; }
-  tail -n 3 "$out/test_reduce_gpu.log"
-  echo "tests took $((SECONDS - start)) s"
+  bash "$(dirname "$0")/h200_reduce.sh" "$dir" tests || status=1
 fi
 if [[ $steps == *" sweep "* ]]; then
   mid=${SHAPES:-'(8192x1024|5462x1537|2048x4096|1561x5376|1024x8192|512x16384|tokens=925|tokens=4096)'}

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """One table of gpu_throughput medians (us) from several fusekit_bench_reduce JSON files: a row per
-case, a column per file (its name without sweep_ and .json), and each column's best-of ratio."""
+case, a column per file (its name without sweep_ and .json)."""
 import json
 import os
 import sys

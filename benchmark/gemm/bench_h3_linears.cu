@@ -7,6 +7,7 @@
 
 #include "device_array.hpp"
 #include "device_timing.hpp"
+#include "env_choice.hpp"
 
 #include "cublaslt_gemm.hpp"
 #include "fusekit/gemm.hpp"
@@ -202,25 +203,6 @@ Instance make_instance(const Linear& L, std::int64_t m, Impl impl, int sets) {
     return compare(got, *p->ref);
   };
   return inst;
-}
-
-// Sets `target` from the environment variable `var` where it is set: one of `choices`' spellings,
-// else an error that lists them.
-template <class Enum>
-void apply_env_choice(const char* var, std::atomic<Enum>& target,
-                      std::initializer_list<std::pair<const char*, Enum>> choices) {
-  const char* value = std::getenv(var);
-  if (value == nullptr) return;
-  std::string accepted;
-  for (const auto& [name, choice] : choices) {
-    if (std::string(value) == name) {
-      target = choice;
-      std::fprintf(stderr, "fusekit_bench_gemm: %s=%s\n", var, value);
-      return;
-    }
-    accepted += (accepted.empty() ? "" : ", ") + std::string(name);
-  }
-  throw std::runtime_error(std::string(var) + ": expected one of " + accepted + ", got " + value);
 }
 
 // FUSEKIT_SEGMENT_TILES=narrow|wide|swapped|automatic forces the tiles of long, narrow weights

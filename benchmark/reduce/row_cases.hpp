@@ -3,6 +3,7 @@
 #pragma once
 
 #include "device_array.hpp"
+#include "env_choice.hpp"
 #include "harness.hpp"
 #include "plain_rows.cuh"
 #include "reduce/reference.hpp"
@@ -197,14 +198,10 @@ inline void apply_row_kernel_override() {
 
 // FUSEKIT_CLUSTER_OVERLAP=never|one_wave|always: PDL on cluster launches (reduce::cluster_overlap()).
 inline void apply_cluster_overlap_override() {
-  const char* text = std::getenv("FUSEKIT_CLUSTER_OVERLAP");
-  if (text == nullptr) return;
-  const std::string k = text;
-  if (k == "never") reduce::cluster_overlap() = reduce::ClusterOverlap::never;
-  else if (k == "one_wave") reduce::cluster_overlap() = reduce::ClusterOverlap::one_wave;
-  else if (k == "always") reduce::cluster_overlap() = reduce::ClusterOverlap::always;
-  else throw std::runtime_error("FUSEKIT_CLUSTER_OVERLAP must be never, one_wave or always");
-  std::fprintf(stderr, "fusekit_bench_reduce: FUSEKIT_CLUSTER_OVERLAP=%s\n", text);
+  using reduce::ClusterOverlap;
+  apply_env_choice("FUSEKIT_CLUSTER_OVERLAP", reduce::cluster_overlap(),
+                   {{"never", ClusterOverlap::never}, {"one_wave", ClusterOverlap::one_wave},
+                    {"always", ClusterOverlap::always}});
 }
 
 // The default suites for one dtype: the seed audit's shapes in all four modes, and a bandwidth
