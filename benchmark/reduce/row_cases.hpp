@@ -204,11 +204,18 @@ inline void apply_cluster_overlap_override() {
                     {"always", ClusterOverlap::always}});
 }
 
+// FUSEKIT_SLICE_KB=16|32|64: the sliced rows' slice size (reduce::slice_bytes()); unset, the
+// library's choice.
+inline void apply_slice_override() {
+  apply_env_choice("FUSEKIT_SLICE_KB", reduce::slice_bytes(), {{"16", 16 << 10}, {"32", 32 << 10}, {"64", 64 << 10}});
+}
+
 // The default suites for one dtype: the seed audit's shapes in all four modes, and a bandwidth
 // sweep (>= 8M elements, N from 1024 to 262144) in GPU throughput mode.
 template <class T> void register_row_suites() {
   apply_row_kernel_override();
   apply_cluster_overlap_override();
+  apply_slice_override();
   const std::vector<Mode> all(std::begin(kAllModes), std::end(kAllModes));
   const std::vector<Mode> throughput{Mode::gpu_throughput};
   const RowShapeSpec seed_shapes[] = {{37, 1537}, {256, 3072}, {768, 6144}, {1024, 4096}};

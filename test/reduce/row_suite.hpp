@@ -109,7 +109,8 @@ template <RowOp kOp> void suite_repeatable() {
 }
 
 // The staged kernel (sm_90+) and the register kernels give the same bits wherever both can run a
-// row, so the dispatch may choose by row count; each forced way is also checked against float64.
+// row in one CTA, so the dispatch may choose by speed; each forced way is also checked against
+// float64, slices over a cluster and the register kernels' clusters included.
 template <RowOp kOp> void suite_kernels_agree() {
   struct Shape {
     DType in, out;
@@ -124,7 +125,8 @@ template <RowOp kOp> void suite_kernels_agree() {
       {DType::bf16, DType::bf16, 600, 5376, 0, true, DType::f32, 0},  {DType::bf16, DType::f32, 37, 6144, 3, true, DType::bf16, 1},
       {DType::f32, DType::bf16, 129, 1024, 2, false, DType::f32, 0},  {DType::bf16, DType::bf16, 16, 16384, 0, true, DType::bf16, 0},
       {DType::f32, DType::f32, 8, 16384, 0, false, DType::f32, 0},    {DType::bf16, DType::bf16, 600, 5000, 5, true, DType::bf16, 3},
-      {DType::f32, DType::f32, 100, 12000, 1, false, DType::f32, 2}};
+      {DType::f32, DType::f32, 100, 12000, 1, false, DType::f32, 2}, {DType::bf16, DType::bf16, 5, 40000, 1, true, DType::bf16, 0},
+      {DType::f32, DType::bf16, 3, 100003, 2, false, DType::f32, 1}};  // the last two: slices over a cluster
   struct Restore {
     ~Restore() { reduce::row_kernel_choice() = reduce::RowKernel::automatic; }
   } restore;

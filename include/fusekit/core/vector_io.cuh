@@ -158,6 +158,10 @@ __device__ __noinline__ FloatVector<N> load_any_as_float(const void* base, DType
   return out;
 }
 
+// Asks for the cache line holding `p` in L1, without waiting for it: a later load of it then
+// waits on L1 instead of L2. A hint only; `p` must point into an allocation.
+__device__ __forceinline__ void prefetch_l1(const void* p) { asm volatile("prefetch.global.L1 [%0];" ::"l"(p)); }
+
 // Elements [c0, c0 + N) of a parameter vector as fp32. Parameters in the dtype TFast (the row's
 // own), 16-byte aligned and inside [0, n), take one inline vector load after one test; anything
 // else goes through load_as_float, out of line when kOutline (inlined for every dtype, alignment

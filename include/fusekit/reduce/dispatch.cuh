@@ -30,20 +30,46 @@ inline bool residual_stages_alike(const RowParams& p, std::size_t elem) {
   return (in - res) % 16 == 0 && (std::uint64_t(p.in_stride - p.residual_stride) * elem) % 16 == 0;
 }
 
-template <class Policy, class TIn, class TOut>
-Status launch_staged(const RowParams& p, cudaStream_t stream) {
-  const StagedLayout layout = select_staged_layout(p.cols, dtype_v<TIn>, p.residual != nullptr);
-  auto kernel = staged_row_kernel<Policy, TIn, TOut>;
-  static std::once_flag opt_in;  // stages beyond 48 KB need an opt-in, once per kernel
+// Whether cluster launches overlap the kernel before them (PDL): never, only grids of at most one
+// CTA per SM (one wave), or always (the default: 1.01x-1.03x on every cluster row of the bandwidth
+// sweep, one wave or four, against never; benchmark/RESULTS.md, seventeenth session). Process-wide,
+// for benchmark sweeps and the tests.
+enum class ClusterOverlap : std::uint8_t { never, one_wave, always };
+inline std::atomic<ClusterOverlap>& cluster_overlap() {
+  static std::atomic<ClusterOverlap> overlap{ClusterOverlap::always};
+  return overlap;
+}
+
+// Process-wide slice size of the sliced rows, for benchmark sweeps (0: slice_bytes_for the row).
+// It picks the cluster, so the bits change with it.
+inline std::atomic<int>& slice_bytes() {
+  static std::atomic<int> bytes{0};
+  return bytes;
+}
+
+template <class Policy, class TIn, class TOut, bool kSliced>
+Status launch_staged(const RowParams& p, const DeviceInfo& device, cudaStream_t stream) {
+  const bool residual = p.residual != nullptr;
+  const StagedLayout layout = kSliced ? select_sliced_layout(p.cols, dtype_v<TIn>, residual, slice_bytes())
+                                      : select_staged_layout(p.cols, dtype_v<TIn>, residual);
+  auto kernel = staged_row_kernel<Policy, TIn, TOut, kSliced>;
+  // Stages beyond 48 KB and clusters of 16 ("non-portable") need an opt-in, once per kernel.
+  static std::once_flag opt_in;
   static cudaError_t opt_in_error = cudaSuccess;
   std::call_once(opt_in, [&] {
-    opt_in_error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kMaxStagedStageBytes);
+    opt_in_error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        kSliced ? kMaxSlicedStageBytes : kMaxStagedStageBytes);
+    if (kSliced && opt_in_error == cudaSuccess)
+      opt_in_error = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
   });
-  if (opt_in_error != cudaSuccess) return Status::cuda(opt_in_error, "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)");
+  if (opt_in_error != cudaSuccess) return Status::cuda(opt_in_error, "cudaFuncSetAttribute (staged row kernel)");
   LaunchShape shape;
-  shape.dependent = true;
+  const ClusterOverlap overlap = cluster_overlap().load();
+  shape.dependent = !kSliced || overlap == ClusterOverlap::always ||
+                    (overlap == ClusterOverlap::one_wave && p.rows * layout.cluster <= device.sm_count);
   shape.block = dim3(unsigned(layout.threads));
-  shape.grid = dim3(unsigned(p.rows));
+  shape.grid = dim3(unsigned(p.rows * layout.cluster));
+  shape.cluster = unsigned(layout.cluster);
   shape.smem = std::size_t(layout.stage_bytes);
   return launch_kernel(kernel, shape, stream, p, layout);
 }
@@ -56,24 +82,18 @@ inline std::atomic<RowKernel>& row_kernel_choice() {
   return choice;
 }
 
-inline bool use_staged(const RowParams& p, DType in, std::size_t elem, bool has_epilogue, const DeviceInfo& device) {
-  if (device.major < 9 || !staged_fits(p.cols, in, p.residual != nullptr) || !residual_stages_alike(p, elem))
-    return false;
-  switch (row_kernel_choice().load()) {
-    case RowKernel::registers: return false;
-    case RowKernel::staged: return true;
-    default: return staged_is_faster(p.cols, in, has_epilogue);
-  }
-}
-
-// Whether cluster launches overlap the kernel before them (PDL): never, only grids of at most one
-// CTA per SM (one wave), or always (the default: 1.01x-1.03x on every cluster row of the bandwidth
-// sweep, one wave or four, against never; benchmark/RESULTS.md, seventeenth session). Process-wide,
-// for benchmark sweeps and the tests.
-enum class ClusterOverlap : std::uint8_t { never, one_wave, always };
-inline std::atomic<ClusterOverlap>& cluster_overlap() {
-  static std::atomic<ClusterOverlap> overlap{ClusterOverlap::always};
-  return overlap;
+// Which staged kernel takes the call, if any: one CTA a row (rows that fit a stage, where
+// staged_is_faster says so), or slices over a cluster (rows no stage holds, which the register
+// kernels would split over a cluster anyway: RESULTS.md, eighteenth session).
+enum class Staging : std::uint8_t { none, row, slices };
+inline Staging staging_for(const RowParams& p, DType in, std::size_t elem, bool has_epilogue, const DeviceInfo& device) {
+  const bool residual = p.residual != nullptr;
+  if (device.major < 9 || !residual_stages_alike(p, elem)) return Staging::none;
+  const RowKernel choice = row_kernel_choice().load();
+  if (choice == RowKernel::registers) return Staging::none;
+  if (staged_fits(p.cols, in, residual))
+    return choice == RowKernel::staged || staged_is_faster(p.cols, in, has_epilogue) ? Staging::row : Staging::none;
+  return sliced_fits(p.cols, in, residual) ? Staging::slices : Staging::none;
 }
 
 template <class Policy, class TIn, class TOut>
@@ -81,7 +101,11 @@ Status launch_rows(const RowParams& p, cudaStream_t stream) {
   if (p.rows == 0 || p.cols == 0) return {};
   DeviceInfo device;
   FUSEKIT_TRY(current_device(device));
-  if (use_staged(p, dtype_v<TIn>, sizeof(TIn), kHasEpilogue<Policy>, device)) return launch_staged<Policy, TIn, TOut>(p, stream);
+  switch (staging_for(p, dtype_v<TIn>, sizeof(TIn), kHasEpilogue<Policy>, device)) {
+    case Staging::row: return launch_staged<Policy, TIn, TOut, false>(p, device, stream);
+    case Staging::slices: return launch_staged<Policy, TIn, TOut, true>(p, device, stream);
+    default: break;
+  }
   const RowConfig cfg = select_row_config(p.cols, dtype_v<TIn>);
   LaunchShape shape;
   shape.dependent = device.major >= 9;

@@ -145,6 +145,19 @@ class RowEpilogue {
     }
   }
 
+  // The parameter lines of the vector starting at column `col` (inside the row) into L1, so that
+  // apply() waits on L1: the staged kernels' one-vector-at-a-time loops otherwise wait on L2 for
+  // every vector's parameters in turn.
+  __device__ void prefetch(int col) const {
+    if (p_.weight) prefetch_l1(static_cast<const char*>(p_.weight) + std::int64_t(col) * dtype_size(p_.weight_dtype));
+    if (p_.bias) prefetch_l1(static_cast<const char*>(p_.bias) + std::int64_t(col) * dtype_size(p_.bias_dtype));
+    if (scale_) {
+      const std::int64_t offset = std::int64_t(col) * dtype_size(p_.mod_dtype);
+      prefetch_l1(static_cast<const char*>(scale_) + offset);
+      prefetch_l1(static_cast<const char*>(shift_) + offset);
+    }
+  }
+
  private:
   template <bool kOutline, bool kAligned, class TRow, int N>
   __device__ void read(float (&out)[N], const void* base, DType t, int col) const {

@@ -37,15 +37,17 @@ __global__ void __launch_bounds__(max_threads_of(RowShape::cluster), 1)
 #endif
 }
 
-// Row blockIdx.x, handed to the copy engine by one thread, then reduced by the whole CTA
+// One row per CTA, or (kSliced) one row per cluster of layout.cluster CTAs, each staging a slice:
+// one thread hands the copy engine the CTA's share, then the whole CTA reduces it
 // (staged_traits.hpp says why).
-template <class Policy, class TIn, class TOut>
+template <class Policy, class TIn, class TOut, bool kSliced>
 __global__ void __launch_bounds__(kMaxStagedThreads, 2) staged_row_kernel(const RowParams p, StagedLayout layout) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   extern __shared__ __align__(128) unsigned char stage[];
   __shared__ std::uint64_t landed;
   __shared__ ReducerStorage storage;
-  const std::int64_t row = blockIdx.x;
+  const int rank = kSliced ? int(cooperative_groups::this_cluster().block_rank()) : 0;
+  const std::int64_t row = kSliced ? blockIdx.x / layout.cluster : blockIdx.x;
   if (threadIdx.x == 0) {
     ptx::mbarrier_init(&landed, 1);
     ptx::fence_barrier_init();
@@ -55,10 +57,15 @@ __global__ void __launch_bounds__(kMaxStagedThreads, 2) staged_row_kernel(const 
   // racecheck reported the initialisation, which nvcc issues on the warp's uniform datapath, as
   // racing with thread 0's arrival.)
   __syncthreads();
-  if (threadIdx.x == 0) stage_row<TIn>(p, row, stage, layout.residual_offset, &landed);
+  const TIn* in_row = static_cast<const TIn*>(p.in) + row * p.in_stride;
+  const StagedSlice<TIn> slice(in_row, p.cols, rank, kSliced ? layout.slice_vectors : 0);
+  if (threadIdx.x == 0) stage_slice<TIn>(p, row, slice, stage, layout.residual_offset, &landed);
   allow_next_grid();
   ptx::mbarrier_wait(&landed, 0);
-  StagedRowAgent<Policy, TIn, TOut>(p, storage, row, stage, layout.residual_offset).run();
+  StagedRowAgent<Policy, TIn, TOut, kSliced>(p, storage, row, slice, stage, layout.residual_offset).run();
+  // Keep this CTA's shared memory alive until every peer has read its partials (the agent
+  // arrived once its last reduction was done).
+  if constexpr (kSliced) cooperative_groups::this_cluster().barrier_wait();
 #endif
 }
 

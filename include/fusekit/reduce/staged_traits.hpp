@@ -26,10 +26,24 @@ constexpr int kMaxStagedThreads = 512;
 constexpr int kMaxStagedStageBytes = 72 * 1024;  // one row (and its residual); 3 such CTAs fit an SM
 constexpr std::int64_t kStagedMinRowBytes = 20 * 1024;  // shorter rows stay in registers (measured)
 
+// Rows longer than a stage are split over a cluster of 2..16 CTAs, each staging one slice of
+// the row; the partial reductions meet through distributed shared memory, as in the register
+// kernels' clusters. A slice is at most kMaxCluster-th of the longest row: 73728 bytes, twice that
+// with the residual.
+constexpr int kMaxSliceVectors = (kMaxCluster * max_threads_of(RowShape::cluster) * chunks_of(RowShape::cluster)) / kMaxCluster;
+constexpr int kMaxSlicedStageBytes = 2 * kMaxSliceVectors * 16;
+// The slices' size (which picks the cluster), measured (RESULTS.md, eighteenth session): 64 KB on
+// rows under 512 KB (bf16 N = 65536: clusters of 2, 1.41x-1.71x the register kernels' clusters of
+// 8 at 128 rows; 4 beat 8 for f32 N = 65536), 32 KB beyond (bf16 N = 262144: 16 beat 8, 1.06x-1.11x
+// at 32 rows).
+constexpr int slice_bytes_for(std::int64_t row_bytes) { return row_bytes < 512 * 1024 ? 64 * 1024 : 32 * 1024; }
+
 struct StagedLayout {
-  int threads = 0;          // per CTA, one row per CTA
-  int stage_bytes = 0;      // shared memory: the input row, then the residual row
+  int threads = 0;          // per CTA
+  int stage_bytes = 0;      // shared memory: the input row (or slice), then the residual's
   int residual_offset = 0;  // where the residual row starts in the stage
+  int cluster = 1;          // CTAs per row: 1, or 2..16 that each stage a slice of it
+  int slice_vectors = 0;    // vectors of the row's span per CTA of a cluster (0: the whole row)
 };
 
 // Bytes a row of `cols` elements needs in a stage, rounded so stages stay 128-byte aligned.
@@ -74,6 +88,31 @@ constexpr StagedLayout select_staged_layout(std::int64_t cols, DType t, bool res
   StagedLayout l;
   l.threads = staged_threads(cols, t);
   l.residual_offset = staged_row_bytes(cols, t);
+  l.stage_bytes = l.residual_offset * (residual ? 2 : 1);
+  return l;
+}
+
+// Rows the register kernels split over a cluster and that no single stage holds.
+constexpr bool sliced_fits(std::int64_t cols, DType t, bool residual) {
+  return select_row_config(cols, t).shape == RowShape::cluster && !staged_fits(cols, t, residual);
+}
+
+// Precondition: sliced_fits(cols, t, residual). The cluster and the threads come from N and the
+// dtype only (a row's bits depend on both), never from the residual or the row count: the
+// smallest cluster whose slices hold about `slice_bytes` of the input row (0: slice_bytes_for the
+// row; 16 CTAs at most), then about 8 vectors a thread, in whole warps, at most 512 threads.
+constexpr StagedLayout select_sliced_layout(std::int64_t cols, DType t, bool residual, int slice_bytes = 0) {
+  const RowConfig c = select_row_config(cols, t);
+  if (slice_bytes <= 0) slice_bytes = slice_bytes_for(cols * std::int64_t(dtype_size(t)));
+  StagedLayout l;
+  l.cluster = 2;
+  // Sized on an aligned row (one vector less than c.vectors), so that power-of-two rows get
+  // power-of-two slices; a misaligned row's slices then hold up to one vector more.
+  while (l.cluster < kMaxCluster && ceil_div(c.vectors - 1, l.cluster) * 16 > slice_bytes) l.cluster *= 2;
+  l.slice_vectors = ceil_div(c.vectors, l.cluster);
+  const int threads = round_up(ceil_div(l.slice_vectors, 8), 32);
+  l.threads = threads > kMaxStagedThreads ? kMaxStagedThreads : threads;
+  l.residual_offset = round_up(l.slice_vectors * 16, 128);
   l.stage_bytes = l.residual_offset * (residual ? 2 : 1);
   return l;
 }
