@@ -131,6 +131,8 @@ TEST_CASE("select_sliced_layout: slices cover the row, fit shared memory, come f
   CHECK(select_sliced_layout(65536, DType::f32, false).cluster == 4);
   CHECK(select_sliced_layout(262144, DType::bf16, false).cluster == 16);  // 32 KB slices from 512 KB rows
   CHECK(select_sliced_layout(65536, DType::bf16, false, 32 << 10).cluster == 4);
+  CHECK(select_sliced_layout(max_cols(DType::f32), DType::f32, true, 1 << 20).stage_bytes <= kMaxSlicedStageBytes);  // clamped
+  CHECK(select_sliced_layout(65536, DType::bf16, false, 1).cluster == select_sliced_layout(65536, DType::bf16, false, 16 << 10).cluster);
   CHECK_FALSE(sliced_fits(16384, DType::f32, false));  // one stage holds it
   CHECK(sliced_fits(16384, DType::f32, true));         // not with its residual
   CHECK_FALSE(sliced_fits(8192, DType::bf16, true));   // the register kernels hold it in one CTA

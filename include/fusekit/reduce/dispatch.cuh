@@ -7,6 +7,7 @@
 #include "fusekit/core/status.hpp"
 #include "fusekit/reduce/row_kernel.cuh"
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 
@@ -40,8 +41,8 @@ inline std::atomic<ClusterOverlap>& cluster_overlap() {
   return overlap;
 }
 
-// Process-wide slice size of the sliced rows, for benchmark sweeps (0: slice_bytes_for the row).
-// It picks the cluster, so the bits change with it.
+// Process-wide slice size of the sliced rows, for benchmark sweeps (0: slice_bytes_for the row;
+// else clamped to 16-64 KB). It picks the cluster, so the bits change with it.
 inline std::atomic<int>& slice_bytes() {
   static std::atomic<int> bytes{0};
   return bytes;
@@ -57,8 +58,9 @@ Status launch_staged(const RowParams& p, const DeviceInfo& device, cudaStream_t 
   static std::once_flag opt_in;
   static cudaError_t opt_in_error = cudaSuccess;
   std::call_once(opt_in, [&] {
+    const int stage_limit = kSliced ? kMaxSlicedStageBytes : kMaxStagedStageBytes;
     opt_in_error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        kSliced ? kMaxSlicedStageBytes : kMaxStagedStageBytes);
+                                        std::min(stage_limit, device.max_smem_per_block_optin));
     if (kSliced && opt_in_error == cudaSuccess)
       opt_in_error = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
   });
@@ -93,7 +95,11 @@ inline Staging staging_for(const RowParams& p, DType in, std::size_t elem, bool 
   if (choice == RowKernel::registers) return Staging::none;
   if (staged_fits(p.cols, in, residual))
     return choice == RowKernel::staged || staged_is_faster(p.cols, in, has_epilogue) ? Staging::row : Staging::none;
-  return sliced_fits(p.cols, in, residual) ? Staging::slices : Staging::none;
+  if (!sliced_fits(p.cols, in, residual)) return Staging::none;
+  // A GPU with less shared memory a CTA than the slice needs (sm_90 has 227 KB) keeps the
+  // register clusters.
+  const StagedLayout sliced = select_sliced_layout(p.cols, in, residual, slice_bytes());
+  return sliced.stage_bytes <= device.max_smem_per_block_optin ? Staging::slices : Staging::none;
 }
 
 template <class Policy, class TIn, class TOut>

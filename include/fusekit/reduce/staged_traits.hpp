@@ -104,6 +104,8 @@ constexpr bool sliced_fits(std::int64_t cols, DType t, bool residual) {
 constexpr StagedLayout select_sliced_layout(std::int64_t cols, DType t, bool residual, int slice_bytes = 0) {
   const RowConfig c = select_row_config(cols, t);
   if (slice_bytes <= 0) slice_bytes = slice_bytes_for(cols * std::int64_t(dtype_size(t)));
+  // Within what was measured, and so that a stage never exceeds kMaxSlicedStageBytes.
+  slice_bytes = slice_bytes < 16 * 1024 ? 16 * 1024 : slice_bytes > 64 * 1024 ? 64 * 1024 : slice_bytes;
   StagedLayout l;
   l.cluster = 2;
   // Sized on an aligned row (one vector less than c.vectors), so that power-of-two rows get
