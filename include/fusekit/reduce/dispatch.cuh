@@ -49,10 +49,7 @@ inline std::atomic<int>& slice_bytes() {
 }
 
 template <class Policy, class TIn, class TOut, bool kSliced>
-Status launch_staged(const RowParams& p, const DeviceInfo& device, cudaStream_t stream) {
-  const bool residual = p.residual != nullptr;
-  const StagedLayout layout = kSliced ? select_sliced_layout(p.cols, dtype_v<TIn>, residual, slice_bytes())
-                                      : select_staged_layout(p.cols, dtype_v<TIn>, residual);
+Status launch_staged(const RowParams& p, const StagedLayout& layout, const DeviceInfo& device, cudaStream_t stream) {
   auto kernel = staged_row_kernel<Policy, TIn, TOut, kSliced>;
   // Stages beyond 48 KB and clusters of 16 ("non-portable") need an opt-in, once per kernel.
   static std::once_flag opt_in;
@@ -95,11 +92,7 @@ inline Staging staging_for(const RowParams& p, DType in, std::size_t elem, bool 
   if (choice == RowKernel::registers) return Staging::none;
   if (staged_fits(p.cols, in, residual))
     return choice == RowKernel::staged || staged_is_faster(p.cols, in, has_epilogue) ? Staging::row : Staging::none;
-  if (!sliced_fits(p.cols, in, residual)) return Staging::none;
-  // A GPU with less shared memory a CTA than the slice needs (sm_90 has 227 KB) keeps the
-  // register clusters.
-  const StagedLayout sliced = select_sliced_layout(p.cols, in, residual, slice_bytes());
-  return sliced.stage_bytes <= device.max_smem_per_block_optin ? Staging::slices : Staging::none;
+  return sliced_fits(p.cols, in, residual) ? Staging::slices : Staging::none;
 }
 
 template <class Policy, class TIn, class TOut>
@@ -107,9 +100,18 @@ Status launch_rows(const RowParams& p, cudaStream_t stream) {
   if (p.rows == 0 || p.cols == 0) return {};
   DeviceInfo device;
   FUSEKIT_TRY(current_device(device));
+  const bool residual = p.residual != nullptr;
   switch (staging_for(p, dtype_v<TIn>, sizeof(TIn), kHasEpilogue<Policy>, device)) {
-    case Staging::row: return launch_staged<Policy, TIn, TOut, false>(p, device, stream);
-    case Staging::slices: return launch_staged<Policy, TIn, TOut, true>(p, device, stream);
+    case Staging::row:
+      return launch_staged<Policy, TIn, TOut, false>(p, select_staged_layout(p.cols, dtype_v<TIn>, residual), device, stream);
+    case Staging::slices: {
+      // A GPU with less shared memory a CTA than the slice needs (sm_90 has 227 KB) keeps the
+      // register clusters.
+      const StagedLayout sliced = select_sliced_layout(p.cols, dtype_v<TIn>, residual, slice_bytes());
+      if (sliced.stage_bytes <= device.max_smem_per_block_optin)
+        return launch_staged<Policy, TIn, TOut, true>(p, sliced, device, stream);
+      break;
+    }
     default: break;
   }
   const RowConfig cfg = select_row_config(p.cols, dtype_v<TIn>);

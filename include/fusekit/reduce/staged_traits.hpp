@@ -30,7 +30,7 @@ constexpr std::int64_t kStagedMinRowBytes = 20 * 1024;  // shorter rows stay in 
 // the row; the partial reductions meet through distributed shared memory, as in the register
 // kernels' clusters. A slice is at most kMaxCluster-th of the longest row: 73728 bytes, twice that
 // with the residual.
-constexpr int kMaxSliceVectors = (kMaxCluster * max_threads_of(RowShape::cluster) * chunks_of(RowShape::cluster)) / kMaxCluster;
+constexpr int kMaxSliceVectors = max_threads_of(RowShape::cluster) * chunks_of(RowShape::cluster);
 constexpr int kMaxSlicedStageBytes = 2 * kMaxSliceVectors * 16;
 // The slices' size (which picks the cluster), measured (RESULTS.md, eighteenth session): 64 KB on
 // rows under 512 KB (bf16 N = 65536: clusters of 2, 1.41x-1.71x the register kernels' clusters of
@@ -58,13 +58,18 @@ constexpr bool staged_fits(std::int64_t cols, DType t, bool residual) {
   return staged_row_bytes(cols, t) * (residual ? 2 : 1) <= kMaxStagedStageBytes;
 }
 
+// About 8 vectors a thread, in whole warps, at most 512 threads.
+constexpr int staged_threads_for(int vectors) {
+  const int threads = round_up(ceil_div(vectors, 8), 32);
+  return threads > kMaxStagedThreads ? kMaxStagedThreads : threads;
+}
+
 // The register kernels' threads per row where they hold the row in one CTA; else about 8
 // vectors a thread, in whole warps, at most 512 threads.
 constexpr int staged_threads(std::int64_t cols, DType t) {
   const RowConfig c = select_row_config(cols, t);
   if (c.shape != RowShape::cluster) return c.threads_per_row;
-  const int threads = round_up(ceil_div(c.vectors, 8), 32);
-  return threads > kMaxStagedThreads ? kMaxStagedThreads : threads;
+  return staged_threads_for(c.vectors);
 }
 
 // Whether the register kernels compute rows of `cols` elements with the same bits.
@@ -112,8 +117,7 @@ constexpr StagedLayout select_sliced_layout(std::int64_t cols, DType t, bool res
   // power-of-two slices; a misaligned row's slices then hold up to one vector more.
   while (l.cluster < kMaxCluster && ceil_div(c.vectors - 1, l.cluster) * 16 > slice_bytes) l.cluster *= 2;
   l.slice_vectors = ceil_div(c.vectors, l.cluster);
-  const int threads = round_up(ceil_div(l.slice_vectors, 8), 32);
-  l.threads = threads > kMaxStagedThreads ? kMaxStagedThreads : threads;
+  l.threads = staged_threads_for(l.slice_vectors);
   l.residual_offset = round_up(l.slice_vectors * 16, 128);
   l.stage_bytes = l.residual_offset * (residual ? 2 : 1);
   return l;
