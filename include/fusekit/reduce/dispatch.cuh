@@ -95,6 +95,12 @@ inline Staging staging_for(const RowParams& p, DType in, std::size_t elem, bool 
   return sliced_fits(p.cols, in, residual) ? Staging::slices : Staging::none;
 }
 
+template <class Policy, class TIn, class TOut, RowShape kShape>
+Status launch_row_kernel(const RowParams& p, const RowConfig& cfg, const LaunchShape& shape, cudaStream_t stream) {
+  if (p.vectors_aligned) return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, true>, shape, stream, p, cfg.vectors);
+  return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, false>, shape, stream, p, cfg.vectors);
+}
+
 template <class Policy, class TIn, class TOut>
 Status launch_rows(const RowParams& p, cudaStream_t stream) {
   if (p.rows == 0 || p.cols == 0) return {};
@@ -143,14 +149,10 @@ Status launch_rows(const RowParams& p, cudaStream_t stream) {
   shape.block = dim3(unsigned(cfg.threads_per_row), unsigned(per_cta));
   shape.grid = dim3(unsigned((p.rows + per_cta - 1) / per_cta));
   switch (cfg.shape) {
-    case RowShape::sub_warp:
-      return launch_kernel(row_kernel<Policy, TIn, TOut, RowShape::sub_warp>, shape, stream, p, cfg.vectors);
-    case RowShape::warps:
-      return launch_kernel(row_kernel<Policy, TIn, TOut, RowShape::warps>, shape, stream, p, cfg.vectors);
-    case RowShape::block:
-      return launch_kernel(row_kernel<Policy, TIn, TOut, RowShape::block>, shape, stream, p, cfg.vectors);
-    default:
-      return launch_kernel(row_kernel<Policy, TIn, TOut, RowShape::wide>, shape, stream, p, cfg.vectors);
+    case RowShape::sub_warp: return launch_row_kernel<Policy, TIn, TOut, RowShape::sub_warp>(p, cfg, shape, stream);
+    case RowShape::warps: return launch_row_kernel<Policy, TIn, TOut, RowShape::warps>(p, cfg, shape, stream);
+    case RowShape::block: return launch_row_kernel<Policy, TIn, TOut, RowShape::block>(p, cfg, shape, stream);
+    default: return launch_row_kernel<Policy, TIn, TOut, RowShape::wide>(p, cfg, shape, stream);
   }
 }
 

@@ -7,9 +7,12 @@
 // matrix keep 16-byte loads for all but two vectors.
 //
 // The policy computes its statistics through sum()/max()/first(), then the agent writes
-// normalize(x) with the optional affine and adaLN modulation applied. All global writes happen
-// after the last reduction, which makes in-place calls (out == in, residual_out == residual) safe
-// even when a row is split over a cluster.
+// normalize(x) with the optional affine and adaLN modulation applied. In aligned calls of 16-bit
+// rows the weight and bias vectors are loaded with the row and held in registers, so the write
+// pass does not wait on L2 for each vector's parameters in turn (the stores between them keep the
+// compiler from hoisting those loads itself). All global writes happen after the last reduction,
+// which makes in-place calls (out == in, residual_out == residual) safe even when a row is split
+// over a cluster.
 #pragma once
 
 #include "fusekit/core/launch.cuh"
@@ -26,6 +29,18 @@ template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned = 
  public:
   static constexpr int kVec = 16 / int(sizeof(TIn));
   static constexpr int kChunks = chunks_of(kShape);
+  // Outside clusters the layout covers an aligned row exactly (tile_traits.hpp); a misaligned row
+  // spans one vector more, vector threads x chunks, which thread 0 of the general agent keeps in
+  // shared memory. As a register slot that every thread carries it cost RMSNorm's 5462 x 1537 rows
+  // 10% (bf16) and 8% (f32) (RESULTS.md, nineteenth session).
+  static constexpr bool kSpills = !kAligned && kShape != RowShape::cluster;
+  // Aligned calls of 16-bit rows hold the weight and bias vectors from the row's loads to its
+  // stores: 1.1-1.2x on the bf16 mid rows (RESULTS.md, nineteenth session). Not f32 rows (held,
+  // f32 LayerNorm ran 0.89x-1.09x of not held over N = 4096-8192: half the elements a byte, the
+  // registers cost about what the loads save), not the modulation's (its table rows differ per
+  // row: held too, the 4096-token H3 norm lost 10%), and not in clusters (16 vectors a thread).
+  static constexpr bool kHoldsParams =
+      kAligned && kHasEpilogue<Policy> && kShape != RowShape::cluster && sizeof(TIn) == 2;
   // Partial vectors out of line in the cluster kernel only (row_epilogue.cuh says why).
   static constexpr bool kOutline = kShape == RowShape::cluster;
 
@@ -48,6 +63,7 @@ template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned = 
 #pragma unroll
     for (int c = 0; c < kChunks; ++c)
       if (active_ && first + c * int(blockDim.x) < cta_end) live_chunks_ = c + 1;
+    if constexpr (kSpills) spills_ = active_ && first + kChunks * int(blockDim.x) < cta_end;  // thread 0 at most
   }
 
   // The statistics pass and the write pass; the policy decides what is reduced.
@@ -65,8 +81,14 @@ template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned = 
   template <class F> __device__ float max(F f) { return transform_reduce<MaxOp>(f); }
 
   // Element 0 of the row (after the residual add), the same value in every thread of the row.
-  // Loaded with the row, so its latency hides behind the row's own loads.
-  __device__ float first() const { return first_; }
+  // Read when a policy asks (LayerNorm's pivot), before its first reduction, so before any CTA of
+  // the row writes; read with every row it cost the other policies a load and a register.
+  __device__ float first() const {
+    if (!active_) return 0.f;
+    const float x = to_float(static_cast<const TIn*>(p_.in)[row_ * p_.in_stride]);
+    if (p_.residual == nullptr) return x;
+    return round_to_input(x + to_float(static_cast<const TIn*>(p_.residual)[row_ * p_.residual_stride]));
+  }
 
  private:
   __device__ static float round_to_input(float x) { return to_float(from_float<TIn>(x)); }
@@ -88,14 +110,30 @@ template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned = 
   __device__ void load() {
     if (!active_) return;
     const TIn* in_row = static_cast<const TIn*>(p_.in) + row_ * p_.in_stride;
+    // All reads of the row happen before any reduction, hence before any CTA of the row writes.
 #pragma unroll
     for (int c = 0; c < kChunks; ++c)
       if (live(c)) read(x_[c], in_row, c);
-    // All reads of the row happen before any reduction, hence before any CTA of the row writes.
-    first_ = to_float(in_row[0]);
-    if (p_.residual == nullptr) return;
+    if constexpr (kHasEpilogue<Policy>) table_index_ = RowEpilogue::table_index(p_, row_);
+    if (p_.residual) add_residual_row();
+    if constexpr (kSpills)
+      if (spills_) spill() = summed_vector(in_row, kChunks);
+    // After the residual's add: with the residual's vectors in flight as well, 8-vector rows
+    // took 28 more registers a thread, residual or not.
+    if constexpr (kHoldsParams) {
+      // vectors_aligned: the parameters are in TIn and vector-aligned.
+#pragma unroll
+      for (int c = 0; c < kChunks; ++c) {
+        if (!live(c)) continue;
+        if (p_.weight) load_aligned(params_.weight[c], static_cast<const TIn*>(p_.weight) + col(c));
+        if constexpr (Policy::kTakesBias)
+          if (p_.bias) load_aligned(params_.bias[c], static_cast<const TIn*>(p_.bias) + col(c));
+      }
+    }
+  }
+
+  __device__ void add_residual_row() {
     const TIn* res_row = static_cast<const TIn*>(p_.residual) + row_ * p_.residual_stride;
-    first_ = round_to_input(first_ + to_float(res_row[0]));
     Fragment<TIn, kVec> r[kChunks];  // all loads in flight before the first add
 #pragma unroll
     for (int c = 0; c < kChunks; ++c)
@@ -105,58 +143,105 @@ template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned = 
       if (live(c)) add_residual(x_[c], r[c]);
   }
 
+  // The spilled vector of this CTA's row threadIdx.y (kSpills): at most 64 rows a CTA (256
+  // threads, at least 4 a row). Declared here, not passed in, so it is addressed as shared memory.
+  __device__ static Fragment<TIn, kVec>& spill() {
+    __shared__ Fragment<TIn, kVec> rows[max_threads_of(kShape) / 4];
+    return rows[threadIdx.y];
+  }
+
+  // Vector c of the row with the residual added (the spilled vector: read once, in load()).
+  __device__ Fragment<TIn, kVec> summed_vector(const TIn* in_row, int c) const {
+    Fragment<TIn, kVec> x;
+    read(x, in_row, c);
+    if (!p_.residual) return x;
+    Fragment<TIn, kVec> r;
+    read(r, static_cast<const TIn*>(p_.residual) + row_ * p_.residual_stride, c);
+    add_residual(x, r);
+    return x;
+  }
+
   template <class Op, class F> __device__ float transform_reduce(F f) {
     float acc[kVec];
 #pragma unroll
     for (int e = 0; e < kVec; ++e) acc[e] = Op::identity();
 #pragma unroll
-    for (int c = 0; c < kChunks; ++c) {
-      if (!live(c)) continue;
-      float x[kVec];
-      to_floats(x, x_[c]);
-      if (kAligned || whole(c)) {  // every vector but a misaligned row's first and last: no per-element tests
-#pragma unroll
-        for (int e = 0; e < kVec; ++e) acc[e] = Op::combine(acc[e], f(x[e]));
-      } else {
-#pragma unroll
-        for (int e = 0; e < kVec; ++e)
-          if (inside(c, e)) acc[e] = Op::combine(acc[e], f(x[e]));
-      }
-    }
+    for (int c = 0; c < kChunks; ++c)
+      if (live(c)) accumulate<Op>(acc, x_[c], c, f);
+    if constexpr (kSpills)
+      if (spills_) accumulate<Op>(acc, spill(), kChunks, f);  // after the slots: the staged agent's order
     return reducer_.template all_reduce<Op>(fold_lanes<Op>(acc));
+  }
+
+  template <class Op, class F>
+  __device__ void accumulate(float (&acc)[kVec], const Fragment<TIn, kVec>& v, int c, F f) const {
+    float x[kVec];
+    to_floats(x, v);
+    if (kAligned || whole(c)) {  // every vector but a misaligned row's first and last: no per-element tests
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) acc[e] = Op::combine(acc[e], f(x[e]));
+    } else {
+#pragma unroll
+      for (int e = 0; e < kVec; ++e)
+        if (inside(c, e)) acc[e] = Op::combine(acc[e], f(x[e]));
+    }
   }
 
   __device__ void store(const typename Policy::Stats& stats) {
     if (!active_) return;
+    const RowEpilogue epilogue(p_, table_index_);
     if (p_.stats && threadIdx.x == 0 && col(0) <= 0)  // the thread that holds column 0
       Policy::export_stats(p_.stats + row_ * Policy::kStats, stats);
 
-    const RowEpilogue epilogue(p_, row_);
-    TOut* out_row = static_cast<TOut*>(p_.out) + row_ * p_.out_stride;
-    TIn* res_out_row = p_.residual_out ? static_cast<TIn*>(p_.residual_out) + row_ * p_.residual_out_stride : nullptr;
+    if (p_.residual_out) {  // a loop of its own: inside the next one its addresses took 8 registers a thread
+      TIn* res_out_row = static_cast<TIn*>(p_.residual_out) + row_ * p_.residual_out_stride;
 #pragma unroll
-    for (int c = 0; c < kChunks; ++c) {
-      if (!live(c)) continue;
-      if (res_out_row) write(res_out_row, x_[c], c);
-      float y[kVec];
-      to_floats(y, x_[c]);
-#pragma unroll
-      for (int e = 0; e < kVec; ++e) y[e] = Policy::normalize(y[e], stats);
-      if constexpr (kHasEpilogue<Policy>) epilogue.apply<kOutline, kAligned, TIn>(y, col(c));
-      Fragment<TOut, kVec> o;
-      from_floats(o, y);
-      write(out_row, o, c);
+      for (int c = 0; c < kChunks; ++c)
+        if (live(c)) write(res_out_row, x_[c], c);
+      if constexpr (kSpills)
+        if (spills_) write(res_out_row, spill(), kChunks);
     }
+    TOut* out_row = static_cast<TOut*>(p_.out) + row_ * p_.out_stride;
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c)
+      if (live(c)) write_normalized(out_row, x_[c], c, stats, epilogue);
+    if constexpr (kSpills)
+      if (spills_) write_normalized(out_row, spill(), kChunks, stats, epilogue);
+  }
+
+  __device__ void write_normalized(TOut* out_row, const Fragment<TIn, kVec>& x, int c,
+                                   const typename Policy::Stats& stats, const RowEpilogue& epilogue) const {
+    float y[kVec];
+    to_floats(y, x);
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) y[e] = Policy::normalize(y[e], stats);
+    if constexpr (kHoldsParams) {
+      float w[kVec], b[kVec];
+      to_floats(w, params_.weight[c]);
+      if constexpr (Policy::kTakesBias) to_floats(b, params_.bias[c]);
+      epilogue.apply<kOutline, kAligned, TIn>(y, w, b, col(c));
+    } else if constexpr (kHasEpilogue<Policy>) {
+      epilogue.apply<kOutline, kAligned, TIn>(y, col(c));
+    }
+    Fragment<TOut, kVec> o;
+    from_floats(o, y);
+    write(out_row, o, c);
   }
 
   const RowParams& p_;
   RowReducer<kShape> reducer_;
   std::int64_t row_;
   bool active_;
+  bool spills_ = false;
   int col0_ = 0;
   int live_chunks_ = 0;
-  float first_ = 0.f;
+  std::int32_t table_index_ = 0;  // RowEpilogue::table_index, read with the row
   Fragment<TIn, kVec> x_[kChunks];
+  struct HeldParams {
+    Fragment<TIn, kVec> weight[kChunks], bias[Policy::kTakesBias ? kChunks : 1];
+  };
+  struct NoParams {};
+  [[no_unique_address]] std::conditional_t<kHoldsParams, HeldParams, NoParams> params_;
 };
 
 }  // namespace fusekit::reduce

@@ -102,9 +102,15 @@ template <class Policy> inline constexpr bool kHasEpilogue = Policy::kTakesWeigh
 // register and staged kernels give the same bits.
 class RowEpilogue {
  public:
-  __device__ RowEpilogue(const RowParams& p, std::int64_t row) : p_(p) {
+  // Row `row`'s index into the modulation table (anything where there is no modulation). The
+  // register kernels read it with their row and keep only it through the reductions: the table
+  // pointers held instead cost 8-12 registers a thread.
+  __device__ static std::int32_t table_index(const RowParams& p, std::int64_t row) {
+    return p.mod_index ? p.mod_index[row] : 0;
+  }
+
+  __device__ RowEpilogue(const RowParams& p, std::int32_t t) : p_(p) {
     if (!p.mod_index) return;
-    const std::int32_t t = p.mod_index[row];
     if (t < 0 || t >= p.mod_rows) return;  // scale_ stays null: the row becomes NaN
     const std::int64_t offset = std::int64_t(t) * p.mod_stride * std::int64_t(dtype_size(p.mod_dtype));
     scale_ = static_cast<const char*>(p.mod_scale) + offset;
@@ -117,37 +123,31 @@ class RowEpilogue {
   // registers and a CTA per SM). Same values either way.
   // kAligned: every parameter is in TRow and vector-aligned (RowParams::vectors_aligned): no tests.
   template <bool kOutline, bool kAligned, class TRow, int N> __device__ void apply(float (&y)[N], int col) const {
-    if (p_.weight) {
+    if (p_.weight) {  // each parameter vector read just before its use: the staged kernels hold 64 registers
       float w[N];
       read<kOutline, kAligned, TRow>(w, p_.weight, p_.weight_dtype, col);
-#pragma unroll
-      for (int e = 0; e < N; ++e) y[e] = __fmul_rn(y[e], __fadd_rn(w[e], p_.weight_offset));
+      scale(y, w);
     }
     if (p_.bias) {
       float b[N];
       read<kOutline, kAligned, TRow>(b, p_.bias, p_.bias_dtype, col);
-#pragma unroll
-      for (int e = 0; e < N; ++e) y[e] = __fadd_rn(y[e], b[e]);
+      shift(y, b);
     }
-    // The NaN of a bad table index (scale_ left null) is set inside the modulation's branch:
-    // tested outside it, it cost every element of every call a select.
-    if (p_.mod_index) {
-      if (scale_) {
-        float s[N], h[N];
-        read<kOutline, kAligned, TRow>(s, scale_, p_.mod_dtype, col);
-        read<kOutline, kAligned, TRow>(h, shift_, p_.mod_dtype, col);
-#pragma unroll
-        for (int e = 0; e < N; ++e) y[e] = __fmaf_rn(y[e], __fadd_rn(1.f, s[e]), h[e]);
-      } else {
-#pragma unroll
-        for (int e = 0; e < N; ++e) y[e] = NAN;
-      }
-    }
+    modulate<kOutline, kAligned, TRow>(y, col);
+  }
+
+  // The same with the weight and bias vectors already loaded (used where given, else ignored).
+  template <bool kOutline, bool kAligned, class TRow, int N>
+  __device__ void apply(float (&y)[N], const float (&w)[N], const float (&b)[N], int col) const {
+    if (p_.weight) scale(y, w);
+    if (p_.bias) shift(y, b);
+    modulate<kOutline, kAligned, TRow>(y, col);
   }
 
   // The parameter lines of the vector starting at column `col` (inside the row) into L1, so that
   // apply() waits on L1: the staged kernels' one-vector-at-a-time loops otherwise wait on L2 for
-  // every vector's parameters in turn.
+  // every vector's parameters in turn. (In the register kernels, whose loops are unrolled, it was
+  // 1.1x-2x slower than plain loads: RESULTS.md, nineteenth session.)
   __device__ void prefetch(int col) const {
     if (p_.weight) prefetch_l1(static_cast<const char*>(p_.weight) + std::int64_t(col) * dtype_size(p_.weight_dtype));
     if (p_.bias) prefetch_l1(static_cast<const char*>(p_.bias) + std::int64_t(col) * dtype_size(p_.bias_dtype));
@@ -163,6 +163,35 @@ class RowEpilogue {
   __device__ void read(float (&out)[N], const void* base, DType t, int col) const {
     if constexpr (kAligned) load_aligned_as_floats(out, static_cast<const TRow*>(base) + col);
     else load_param<TRow, kOutline>(out, base, t, col, p_.cols);
+  }
+
+  template <int N> __device__ __forceinline__ void scale(float (&y)[N], const float (&w)[N]) const {
+    if (p_.weight_offset != 0.f) {  // uniform over the call: an add of 0 per element was 1 in 6 instructions
+#pragma unroll
+      for (int e = 0; e < N; ++e) y[e] = __fmul_rn(y[e], __fadd_rn(w[e], p_.weight_offset));
+    } else {
+#pragma unroll
+      for (int e = 0; e < N; ++e) y[e] = __fmul_rn(y[e], w[e]);
+    }
+  }
+  template <int N> __device__ __forceinline__ static void shift(float (&y)[N], const float (&b)[N]) {
+#pragma unroll
+    for (int e = 0; e < N; ++e) y[e] = __fadd_rn(y[e], b[e]);
+  }
+  // The NaN of a bad table index (table_row_ < 0) is set inside the modulation's branch: tested
+  // outside it, it cost every element of every call a select.
+  template <bool kOutline, bool kAligned, class TRow, int N> __device__ __forceinline__ void modulate(float (&y)[N], int col) const {
+    if (!p_.mod_index) return;
+    if (scale_) {
+      float s[N], h[N];
+      read<kOutline, kAligned, TRow>(s, scale_, p_.mod_dtype, col);
+      read<kOutline, kAligned, TRow>(h, shift_, p_.mod_dtype, col);
+#pragma unroll
+      for (int e = 0; e < N; ++e) y[e] = __fmaf_rn(y[e], __fadd_rn(1.f, s[e]), h[e]);
+    } else {
+#pragma unroll
+      for (int e = 0; e < N; ++e) y[e] = NAN;
+    }
   }
 
   const RowParams& p_;

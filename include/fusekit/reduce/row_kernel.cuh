@@ -7,16 +7,16 @@
 
 namespace fusekit::reduce {
 
-// Rows per CTA = blockDim.y; threads per row = blockDim.x.
-template <class Policy, class TIn, class TOut, RowShape kShape>
+// Rows per CTA = blockDim.y; threads per row = blockDim.x. kAligned (RowParams::vectors_aligned)
+// is a kernel of its own: inside one kernel the unaligned agent's registers set the aligned one's
+// occupancy too (60 registers a thread against 32; RESULTS.md, nineteenth session).
+template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned>
 __global__ void __launch_bounds__(max_threads_of(kShape)) row_kernel(const RowParams p, int vectors_per_row) {
   static_assert(kShape != RowShape::cluster);
   __shared__ ReducerStorage storage;
   wait_for_prior_grid();  // launched with PDL: no global access before the previous grid is done
   const std::int64_t row = std::int64_t(blockIdx.x) * blockDim.y + threadIdx.y;
-  // A per-call choice, so every thread of a CTA takes the same path (the reducer's barriers).
-  if (p.vectors_aligned) RowAgent<Policy, TIn, TOut, kShape, true>(p, storage, row, 0, vectors_per_row).run();
-  else RowAgent<Policy, TIn, TOut, kShape, false>(p, storage, row, 0, vectors_per_row).run();
+  RowAgent<Policy, TIn, TOut, kShape, kAligned>(p, storage, row, 0, vectors_per_row).run();
 }
 
 // One row per cluster of gridDim.x / rows CTAs; each CTA holds vectors_per_cta vectors of it.

@@ -81,7 +81,7 @@ template <class Policy, class TIn, class TOut, bool kSliced = false> class Stage
       // them: the write loop then waits on L1, not on L2, for each vector's parameters in turn
       // (with two CTAs an SM: 1.2x-1.3x on f32 8 x 262144 norms). One CTA a row lost 5% to it on
       // f32 N = 16384 (RESULTS.md, eighteenth session), so it keeps the plain order.
-      const RowEpilogue epilogue(p_, row_);
+      const RowEpilogue epilogue(p_, RowEpilogue::table_index(p_, row_));
       if constexpr (kHasEpilogue<Policy>) for_each_whole([&](int v) { epilogue.prefetch(slice_.span.col(v)); });
       const typename Policy::Stats stats = Policy::statistics(*this, p_);
       // This CTA has read its peers' partials for the last time: they may leave once they have
@@ -90,7 +90,7 @@ template <class Policy, class TIn, class TOut, bool kSliced = false> class Stage
       store(stats, epilogue);
     } else {
       const typename Policy::Stats stats = Policy::statistics(*this, p_);
-      store(stats, RowEpilogue(p_, row_));
+      store(stats, RowEpilogue(p_, RowEpilogue::table_index(p_, row_)));
     }
   }
 

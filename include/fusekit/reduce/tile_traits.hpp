@@ -6,17 +6,19 @@
 // N and the input dtype only (never on the number of rows), a row's arithmetic, and so its result,
 // is the same whether it is reduced alone or among thousands.
 //
-// Why these numbers (H200, see benchmark/RESULTS.md):
+// Why these numbers (H200, see benchmark/RESULTS.md, nineteenth session):
 //  * 16-byte vectors and several per thread keep enough bytes in flight per SM to cover HBM latency;
 //  * short rows use sub-warp groups (4..32 threads, shuffles only) so small N does not idle lanes;
-//  * few vectors per thread (2, 4, 8, then 16 in clusters) and many threads: the per-thread serial work
-//    (convert, reduce, normalize, convert back) stays short, which bounds the latency of small
-//    calls and keeps the instruction count per byte low for 16-bit types;
-//  * a CTA holds at most 288 x 8 vectors (36 KB) of a row, so several CTAs share an SM and one's
-//    loads overlap another's reduction; longer rows are split over a cluster of 2..16 CTAs, which
-//    also keeps 8 rows of 262144 elements on 128 SMs instead of 8;
-//  * thread counts are multiples of 32 up to a cap 32 above a power of two: a row whose start is not
-//    16-byte aligned spans one vector more than an aligned one, and N is often a power of two.
+//  * 2 vectors a thread up to 256 threads, then 4, then 8: at most 8 warps reduce a row, so a CTA's
+//    barrier and its cross-warp sum stay cheap, and up to 256 threads a row keep the per-thread
+//    serial work (convert, reduce, normalize, convert back) short. A probe of (threads, vectors)
+//    splits of the bf16 mid rows found 2, 4 and 8 vectors a thread within a few percent of each
+//    other at these thread counts, and 8-16 a thread slower for LayerNorm and softmax;
+//  * threads x vectors covers an aligned row exactly; a row whose start is not 16-byte aligned spans
+//    one vector more, which the unaligned agent holds in one extra vector slot (row_agent.cuh), so
+//    power-of-two rows keep power-of-two thread counts;
+//  * rows longer than 8 x 256 vectors are split over a cluster of 2..16 CTAs, which combine their
+//    partial reductions through distributed shared memory (or staged: staged_traits.hpp).
 #pragma once
 
 #include "fusekit/core/dtype.hpp"
@@ -28,9 +30,9 @@ namespace fusekit::reduce {
 // Compile-time part of the layout: the kernel is instantiated once per distinct value.
 enum class RowShape : std::uint8_t {
   sub_warp,  // 2 vectors per thread, 4..32 threads per row, many rows per CTA
-  warps,     // 2 vectors per thread, 32..288 threads per row
-  block,     // 4 vectors per thread, 160..288 threads per row
-  wide,      // 8 vectors per thread, 160..288 threads per row
+  warps,     // 2 vectors per thread, 64..256 threads per row
+  block,     // 4 vectors per thread, 160..256 threads per row
+  wide,      // 8 vectors per thread, 160..256 threads per row
   cluster,   // 16 vectors per thread, 2..16 CTAs per row of 32..288 threads
 };
 
@@ -38,7 +40,7 @@ FUSEKIT_HD constexpr int chunks_of(RowShape s) {
   return s == RowShape::sub_warp || s == RowShape::warps ? 2 : s == RowShape::block ? 4 : s == RowShape::wide ? 8 : 16;
 }
 FUSEKIT_HD constexpr int max_threads_of(RowShape s) {
-  return s == RowShape::sub_warp ? 256 : 288;
+  return s == RowShape::cluster ? 288 : 256;
 }
 
 struct RowConfig {
@@ -46,6 +48,8 @@ struct RowConfig {
   int threads_per_row = 0;  // per CTA
   int cluster = 1;          // CTAs per row
   int vectors = 0;          // 16-byte vectors a row may span (N plus the worst misalignment)
+  // threads_per_row * chunks() * cluster covers an aligned row; outside clusters a misaligned row's
+  // one vector more takes an extra slot of the unaligned agent.
   int chunks() const { return chunks_of(shape); }
 };
 
@@ -71,31 +75,32 @@ constexpr int next_pow2(int x) {
 // Precondition: 1 <= cols <= max_cols(t).
 constexpr RowConfig select_row_config(std::int64_t cols, DType t) {
   const int vec = elements_per_vector(t);
-  // A row whose start is not 16-byte aligned spans one more vector than an aligned one.
-  const int vectors = ceil_div(cols + vec - 1, vec);
+  const int aligned = ceil_div(cols, vec);  // the vectors of a row that starts on a 16-byte boundary
   RowConfig c;
-  c.vectors = vectors;
-  if (vectors <= 2 * 32) {
+  c.vectors = ceil_div(cols + vec - 1, vec);
+  constexpr int kMax = max_threads_of(RowShape::warps);
+  if (aligned <= 2 * 32) {
     c.shape = RowShape::sub_warp;
-    int t = next_pow2(ceil_div(vectors, 2));
+    const int t = next_pow2(ceil_div(aligned, 2));
     c.threads_per_row = t < 4 ? 4 : t;
-  } else if (vectors <= 2 * max_threads_of(RowShape::warps)) {
+  } else if (aligned <= 2 * kMax) {
     c.shape = RowShape::warps;
-    c.threads_per_row = round_up(ceil_div(vectors, 2), 32);
-  } else if (vectors <= 4 * max_threads_of(RowShape::block)) {
+    c.threads_per_row = round_up(ceil_div(aligned, 2), 32);
+  } else if (aligned <= 4 * kMax) {
     c.shape = RowShape::block;
-    c.threads_per_row = round_up(ceil_div(vectors, 4), 32);
-  } else if (vectors <= 8 * max_threads_of(RowShape::wide)) {
+    c.threads_per_row = round_up(ceil_div(aligned, 4), 32);
+  } else if (aligned <= 8 * kMax) {
     c.shape = RowShape::wide;
-    c.threads_per_row = round_up(ceil_div(vectors, 8), 32);
+    c.threads_per_row = round_up(ceil_div(aligned, 8), 32);
   } else {
     // The smallest cluster whose CTAs need <= 160 threads (then up to 28 clusters of 16 are
-    // resident on an H200, against 14 at 288 threads); past 16 CTAs the CTAs grow instead.
+    // resident on an H200, against 14 at 288 threads); past 16 CTAs the CTAs grow instead. Sized
+    // on the span of a misaligned row: the cluster agent has no extra slot.
     c.shape = RowShape::cluster;
     int cluster = 2;
-    while (cluster < kMaxCluster && ceil_div(vectors, cluster * 16) > 160) cluster *= 2;
+    while (cluster < kMaxCluster && ceil_div(c.vectors, cluster * 16) > 160) cluster *= 2;
     c.cluster = cluster;
-    c.threads_per_row = round_up(ceil_div(vectors, cluster * 16), 32);
+    c.threads_per_row = round_up(ceil_div(c.vectors, cluster * 16), 32);
   }
   return c;
 }
