@@ -9,7 +9,7 @@ FUSEKIT_ROW_SUITE("layer_norm", kOp)
 
 GPU_TEST_CASE("layer_norm: weight, bias, stats, residual") {
   for (DType t : {DType::f32, DType::bf16})
-    for (std::int64_t n : {3, 4097, 100000}) {
+    for (std::int64_t n : {3, 1537, 4097, 8192, 100000}) {
       RowCase c;
       c.in = c.out = t;
       c.rows = 37;
@@ -20,6 +20,14 @@ GPU_TEST_CASE("layer_norm: weight, bias, stats, residual") {
       check_case<kOp>(c);
       c.residual = true;
       c.weight = t;
+      check_case<kOp>(c);
+      // residual_out is the residual buffer: every read of a row (LayerNorm's pivot, column 0,
+      // included) must come before any thread of the row writes it.
+      c.residual_in_place = true;
+      check_case<kOp>(c);
+      c.in_shift = 1;
+      check_case<kOp>(c);
+      c.residual_shift = 2;  // aligned unlike in
       check_case<kOp>(c);
     }
 }
