@@ -183,6 +183,28 @@ GPU_TEST_CASE("linear: long K and few columns (narrow Hopper tiles), odd sizes, 
   CHECK(std::equal(b1.begin(), b1.end(), b.begin()));  // row 0 alone == row 0 of 300
 }
 
+GPU_TEST_CASE("linear: the H3 long-K weights give 70 rows alone the bits of the same rows among 925") {
+  // out_proj (K = 7168) and fc2 (K = 14336) at 70 tokens run the few-row K-segment kernel, at 925
+  // tokens swapped 160-token tiles (the launcher's choices): different kernels that must fold the
+  // same K segments alike.
+  for (std::int64_t k : {7168, 14336}) {
+    CAPTURE(k);
+    const DevMatrix a = random_device(DType::bf16, 925, k, 1.0);
+    const DevMatrix w = random_device(DType::bf16, 5376, k, 1.0 / std::sqrt(double(k)));
+    for (DType out : {DType::bf16, DType::f32}) {  // f32 shows every bit of the folds
+      CAPTURE(int(out));
+      const DevMatrix all = poisoned_output(out, 925, 5376), few = poisoned_output(out, 70, 5376);
+      REQUIRE(gemm::linear(a.view(), w.view(), all.out()).ok());
+      REQUIRE(gemm::linear({a.buf.get(), DType::bf16, 70, k, 0}, w.view(), few.out()).ok());
+      CHECK_LAUNCH();
+      (void)fetch_written(all);  // every element written
+      (void)fetch_written(few);
+      const auto b_all = download_bytes(all), b_few = download_bytes(few);
+      CHECK(std::equal(b_few.begin(), b_few.end(), b_all.begin()));
+    }
+  }
+}
+
 GPU_TEST_CASE("linear: K segments summed in one CTA or across CTAs, on every tile kind, give the same bits") {
   // Long, narrow weights cut K into segments (split_k.hpp). A tile runs whole (one CTA folds its
   // segments) or split (a CTA per segment, folded in a global workspace); few rows split every
