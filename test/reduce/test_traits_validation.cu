@@ -13,7 +13,7 @@ TEST_CASE("select_row_config: every row fits, thread counts are launchable") {
     for (std::int64_t n = 1; n <= max_cols(t); n = n < 4096 ? n + 1 : n + n / 7 + 1) {
       const RowConfig c = select_row_config(n, t);
       INFO("dtype " << dtype_name(t) << " N " << n);
-      // The aligned agent's slots hold an aligned row; with the unaligned agent's one extra slot
+      // The aligned agent's slots hold an aligned row; with the general agent's spilled vector
       // (clusters: none, they are sized on the span) they hold the row at its worst misalignment.
       const std::int64_t slots = std::int64_t(c.cluster) * c.threads_per_row * c.chunks();
       REQUIRE(slots * vec >= n);

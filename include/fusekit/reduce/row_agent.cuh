@@ -87,11 +87,10 @@ template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned = 
     if (!active_) return 0.f;
     const float x = to_float(static_cast<const TIn*>(p_.in)[row_ * p_.in_stride]);
     if (p_.residual == nullptr) return x;
-    return round_to_input(x + to_float(static_cast<const TIn*>(p_.residual)[row_ * p_.residual_stride]));
+    return plus_residual(x, static_cast<const TIn*>(p_.residual)[row_ * p_.residual_stride]);
   }
 
  private:
-  __device__ static float round_to_input(float x) { return to_float(from_float<TIn>(x)); }
   // First column of chunk c (negative for the head of a misaligned row).
   __device__ int col(int c) const { return col0_ + c * int(blockDim.x) * kVec; }
   __device__ bool live(int c) const { return c < live_chunks_; }

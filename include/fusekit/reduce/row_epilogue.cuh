@@ -32,6 +32,12 @@ template <class TIn> struct RowSpan {
   __device__ const TIn* staged_from(const TIn* row) const { return row + col(first_whole); }
 };
 
+// One element x plus its residual r, rounded to T as add_residual rounds the held rows: how every
+// agent reads a single element of the summed row (LayerNorm's pivot).
+template <class T> __device__ __forceinline__ float plus_residual(float x, T r) {
+  return to_float(from_float<T>(x + to_float(r)));
+}
+
 // x = x + r, rounded to T: the fused residual add of both agents.
 template <class T, int N> __device__ __forceinline__ void add_residual(Fragment<T, N>& x, const Fragment<T, N>& r) {
   float a[N], b[N];
@@ -178,7 +184,7 @@ class RowEpilogue {
 #pragma unroll
     for (int e = 0; e < N; ++e) y[e] = __fadd_rn(y[e], b[e]);
   }
-  // The NaN of a bad table index (table_row_ < 0) is set inside the modulation's branch: tested
+  // The NaN of a bad table index (scale_ left null) is set inside the modulation's branch: tested
   // outside it, it cost every element of every call a select.
   template <bool kOutline, bool kAligned, class TRow, int N> __device__ __forceinline__ void modulate(float (&y)[N], int col) const {
     if (!p_.mod_index) return;

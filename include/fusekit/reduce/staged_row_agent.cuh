@@ -102,7 +102,7 @@ template <class Policy, class TIn, class TOut, bool kSliced = false> class Stage
   // before their first reduction, so before any CTA of the row writes.
   __device__ float first() const {
     const float x = to_float(in_row_[0]);
-    return res_row_ ? to_float(from_float<TIn>(x + to_float(res_row_[0]))) : x;
+    return res_row_ ? plus_residual(x, res_row_[0]) : x;
   }
 
  private:

@@ -15,8 +15,8 @@
 //    splits of the bf16 mid rows found 2, 4 and 8 vectors a thread within a few percent of each
 //    other at these thread counts, and 8-16 a thread slower for LayerNorm and softmax;
 //  * threads x vectors covers an aligned row exactly; a row whose start is not 16-byte aligned spans
-//    one vector more, which the unaligned agent holds in one extra vector slot (row_agent.cuh), so
-//    power-of-two rows keep power-of-two thread counts;
+//    one vector more, which thread 0 of the general agent keeps in shared memory (row_agent.cuh),
+//    so power-of-two rows keep power-of-two thread counts;
 //  * rows longer than 8 x 256 vectors are split over a cluster of 2..16 CTAs, which combine their
 //    partial reductions through distributed shared memory (or staged: staged_traits.hpp).
 #pragma once
@@ -49,7 +49,7 @@ struct RowConfig {
   int cluster = 1;          // CTAs per row
   int vectors = 0;          // 16-byte vectors a row may span (N plus the worst misalignment)
   // threads_per_row * chunks() * cluster covers an aligned row; outside clusters a misaligned row's
-  // one vector more takes an extra slot of the unaligned agent.
+  // one vector more is the general agent's spilled vector (RowAgent::kSpills).
   int chunks() const { return chunks_of(shape); }
 };
 
