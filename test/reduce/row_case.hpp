@@ -30,6 +30,7 @@ struct RowCase {
   bool residual = false, residual_in_place = false;
   std::int64_t residual_shift = -1;  // elements the residual starts past its allocation; -1: in_shift
   std::optional<DType> weight;                 // weight dtype when present
+  std::optional<DType> param_dtype;            // bias and table dtype without a weight (default f32)
   std::size_t param_shift = 0;                 // elements the weight and bias start past their allocations
   float weight_offset = 0.f;
   bool bias = false;
@@ -119,7 +120,7 @@ RowRun run_row_case(RowCase c, std::uint64_t seed, std::int64_t first_row = 0, s
   if (c.residual)
     for (std::size_t i = 0; i < in_elems; ++i) h_res.set(i, small(rng));
 
-  const DType wt = c.weight.value_or(DType::f32);
+  const DType wt = c.weight.value_or(c.param_dtype.value_or(DType::f32));
   HostArray h_w(wt, std::size_t(c.cols)), h_b(wt, std::size_t(c.cols));
   for (std::int64_t i = 0; i < c.cols; ++i) {
     h_w.set(std::size_t(i), 1.0 + small(rng));

@@ -209,7 +209,10 @@ template <RowOp kOp> void suite_dependent_chain() {
 // vectors_aligned) and their general path give the same bits: the same rows, once aligned, once
 // with output rows off their alignment (a stride of cols + 1) and once with the parameters off
 // theirs. (Input rows off their alignment are laid out differently over the threads, so they are
-// summed in another order: that is the batch-invariance test's business, not this one's.)
+// summed in another order: that is the batch-invariance test's business, not this one's.) Over
+// every option set: the aligned kernels compile a write loop for each common one (no options,
+// weight, weight and bias, modulation, weight and modulation) and test the options per vector for
+// the rest (a weight offset, a bad table index).
 template <RowOp kOp> void suite_paths_agree() {
   struct Shape {
     DType in, out;
@@ -219,38 +222,57 @@ template <RowOp kOp> void suite_paths_agree() {
                           {DType::bf16, DType::f32, 37, 6144},   {DType::f32, DType::f32, 129, 1024},
                           {DType::f32, DType::bf16, 16, 4096},   {DType::f16, DType::f16, 8, 8192},
                           {DType::bf16, DType::bf16, 4, 65536},  {DType::f32, DType::f32, 2, 262144}};  // clusters
-  for (const Shape& sh : shapes) {
-    RowCase c = shaped_case(sh.in, sh.out, sh.rows, sh.cols);
-    if constexpr (kOp != RowOp::softmax) {
-      c.residual = true;
-      c.weight = sh.in;
-      c.stats = true;
-      if constexpr (kOp == RowOp::layer_norm) c.bias = true;
-      c.modulation = true;
-      c.bad_index = true;  // row 1: NaN on both paths
+  struct Options {
+    const char* name;
+    bool weight, bias, modulation, bad_index;
+    float weight_offset;
+  };
+  const Options option_sets[] = {{"none", false, false, false, false, 0.f},
+                                 {"weight", true, false, false, false, 0.f},
+                                 {"weight, bias", true, true, false, false, 0.f},
+                                 {"modulation", false, false, true, false, 0.f},
+                                 {"weight, modulation", true, false, true, false, 0.f},
+                                 {"weight, bias, modulation, a bad index", true, true, true, true, 0.f},
+                                 {"weight offset, modulation", true, false, true, false, 1.f}};
+  for (const Shape& sh : shapes)
+    for (const Options& opt : option_sets) {
+      if (kOp == RowOp::softmax && &opt != &option_sets[0]) break;
+      if (kOp != RowOp::layer_norm && opt.bias && !opt.modulation) continue;
+      RowCase c = shaped_case(sh.in, sh.out, sh.rows, sh.cols);
+      if constexpr (kOp != RowOp::softmax) {
+        c.residual = true;
+        if (opt.weight) c.weight = sh.in;
+        c.param_dtype = sh.in;  // the table in the rows' dtype, as the aligned path needs
+        c.weight_offset = opt.weight_offset;
+        c.stats = true;
+        c.bias = kOp == RowOp::layer_norm && opt.bias;
+        c.modulation = opt.modulation;
+        c.bad_index = opt.bad_index;  // row 1: NaN on both paths
+      }
+      INFO("N " << sh.cols << " rows " << sh.rows << " " << std::string(dtype_name(sh.in)) << "->"
+                << std::string(dtype_name(sh.out)) << " options: " << std::string(opt.name));
+      const std::uint64_t seed = fresh_seed();
+      const RowRun aligned = check_case<kOp>(c, seed);
+      REQUIRE(aligned.vectors_aligned);  // else both runs below would take the general path
+      RowCase out_off = c;
+      out_off.out_stride = c.cols + 1;
+      const RowRun general = check_case<kOp>(out_off, seed);
+      CHECK_FALSE(general.vectors_aligned);
+      const std::size_t row_bytes = std::size_t(c.cols) * dtype_size(c.out);
+      for (std::int64_t r = 0; r < c.rows; ++r)
+        if (std::memcmp(aligned.out_bytes.data() + std::size_t(r) * row_bytes,
+                        general.out_bytes.data() + std::size_t(r) * (row_bytes + dtype_size(c.out)), row_bytes) != 0)
+          FAIL_CHECK("aligned and general paths differ (output rows off) in row " << r);
+      if constexpr (kOp != RowOp::softmax) {
+        CHECK(aligned.residual_out_bytes == general.residual_out_bytes);
+        if (!opt.weight) continue;  // param_shift moves the weight and bias only
+        RowCase params_off = c;
+        params_off.param_shift = 1;
+        const RowRun general_params = check_case<kOp>(params_off, seed);
+        CHECK_FALSE(general_params.vectors_aligned);
+        CHECK_MESSAGE(aligned.out_bytes == general_params.out_bytes, "aligned and general paths differ (params off)");
+      }
     }
-    INFO("N " << sh.cols << " rows " << sh.rows << " " << dtype_name(sh.in) << "->" << dtype_name(sh.out));
-    const std::uint64_t seed = fresh_seed();
-    const RowRun aligned = check_case<kOp>(c, seed);
-    REQUIRE(aligned.vectors_aligned);  // else both runs below would take the general path
-    RowCase out_off = c;
-    out_off.out_stride = c.cols + 1;
-    const RowRun general = check_case<kOp>(out_off, seed);
-    CHECK_FALSE(general.vectors_aligned);
-    const std::size_t row_bytes = std::size_t(c.cols) * dtype_size(c.out);
-    for (std::int64_t r = 0; r < c.rows; ++r)
-      if (std::memcmp(aligned.out_bytes.data() + std::size_t(r) * row_bytes,
-                      general.out_bytes.data() + std::size_t(r) * (row_bytes + dtype_size(c.out)), row_bytes) != 0)
-        FAIL_CHECK("aligned and general paths differ (output rows off) in row " << r);
-    if constexpr (kOp != RowOp::softmax) {
-      CHECK(aligned.residual_out_bytes == general.residual_out_bytes);
-      RowCase params_off = c;
-      params_off.param_shift = 1;
-      const RowRun general_params = check_case<kOp>(params_off, seed);
-      CHECK_FALSE(general_params.vectors_aligned);
-      CHECK_MESSAGE(aligned.out_bytes == general_params.out_bytes, "aligned and general paths differ (params off)");
-    }
-  }
   // f32 rows written as bf16 need 8-byte output rows only: a stride of 4100 elements keeps the
   // test-free path with output rows 8 bytes off a 16-byte boundary.
   RowCase narrow = shaped_case(DType::f32, DType::bf16, 16, 4096);

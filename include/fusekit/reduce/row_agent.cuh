@@ -120,7 +120,9 @@ template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned = 
     // After the residual's add: with the residual's vectors in flight as well, 8-vector rows
     // took 28 more registers a thread, residual or not.
     if constexpr (kHoldsParams) {
-      // vectors_aligned: the parameters are in TIn and vector-aligned.
+      // vectors_aligned: the parameters are in TIn and vector-aligned. One loop, each vector's
+      // parameters tested in it: a loop per parameter, each inside its one test, made bf16
+      // RMSNorm 1.05-1.09x slower (RESULTS.md, twenty-first session).
 #pragma unroll
       for (int c = 0; c < kChunks; ++c) {
         if (!live(c)) continue;
@@ -188,10 +190,39 @@ template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned = 
 
   __device__ void store(const typename Policy::Stats& stats) {
     if (!active_) return;
-    const RowEpilogue epilogue(p_, table_index_);
-    if (p_.stats && threadIdx.x == 0 && col(0) <= 0)  // the thread that holds column 0
-      Policy::export_stats(p_.stats + row_ * Policy::kStats, stats);
+    using namespace epilogue_steps;
+    // The general kernels make the epilogue before anything is written, the aligned ones on the
+    // path that takes it: the other way round cost the general bf16 RMSNorm a spill and the
+    // aligned kernels up to 8 registers a thread.
+    if constexpr (!kAligned) {
+      const RowEpilogue epilogue(p_, table_index_);
+      write_stats_and_sum(stats);
+      write_normalized_row<kTested>(stats, epilogue);
+    } else {
+      write_stats_and_sum(stats);
+      if constexpr (kHasEpilogue<Policy>) {
+        // The common option sets get loops of their own (RowEpilogue's kSteps says why); a
+        // weight offset or a bad table index takes the tested loop.
+        switch (RowEpilogue::plain_steps(p_, table_index_)) {
+          case 0: return write_normalized_row<0>(stats, RowEpilogue(p_, table_index_));
+          case kWeight: return write_normalized_row<kWeight>(stats, RowEpilogue(p_, table_index_));
+          case kModulation: return write_normalized_row<kModulation>(stats, RowEpilogue(p_, table_index_));
+          case kWeight | kModulation:
+            return write_normalized_row<kWeight | kModulation>(stats, RowEpilogue(p_, table_index_));
+          case kWeight | kBias:
+            if constexpr (Policy::kTakesBias)
+              return write_normalized_row<kWeight | kBias>(stats, RowEpilogue(p_, table_index_));
+            break;
+          default: break;
+        }
+      }
+      write_normalized_row<kTested>(stats, RowEpilogue(p_, table_index_));
+    }
+  }
 
+  // The row's statistics (by the thread that holds column 0) and the summed row (residual_out).
+  __device__ void write_stats_and_sum(const typename Policy::Stats& stats) const {
+    if (p_.stats && threadIdx.x == 0 && col(0) <= 0) Policy::export_stats(p_.stats + row_ * Policy::kStats, stats);
     if (p_.residual_out) {  // a loop of its own: inside the next one its addresses took 8 registers a thread
       TIn* res_out_row = static_cast<TIn*>(p_.residual_out) + row_ * p_.residual_out_stride;
 #pragma unroll
@@ -200,14 +231,19 @@ template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned = 
       if constexpr (kSpills)
         if (spills_) write(res_out_row, spill(), kChunks);
     }
+  }
+
+  template <unsigned kSteps>
+  __device__ void write_normalized_row(const typename Policy::Stats& stats, const RowEpilogue& epilogue) const {
     TOut* out_row = static_cast<TOut*>(p_.out) + row_ * p_.out_stride;
 #pragma unroll
     for (int c = 0; c < kChunks; ++c)
-      if (live(c)) write_normalized(out_row, x_[c], c, stats, epilogue);
+      if (live(c)) write_normalized<kSteps>(out_row, x_[c], c, stats, epilogue);
     if constexpr (kSpills)
-      if (spills_) write_normalized(out_row, spill(), kChunks, stats, epilogue);
+      if (spills_) write_normalized<kSteps>(out_row, spill(), kChunks, stats, epilogue);
   }
 
+  template <unsigned kSteps>
   __device__ void write_normalized(TOut* out_row, const Fragment<TIn, kVec>& x, int c,
                                    const typename Policy::Stats& stats, const RowEpilogue& epilogue) const {
     float y[kVec];
@@ -218,9 +254,9 @@ template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned = 
       float w[kVec], b[kVec];
       to_floats(w, params_.weight[c]);
       if constexpr (Policy::kTakesBias) to_floats(b, params_.bias[c]);
-      epilogue.apply<kOutline, kAligned, TIn>(y, w, b, col(c));
+      epilogue.apply<kOutline, kAligned, TIn, kSteps>(y, w, b, col(c));
     } else if constexpr (kHasEpilogue<Policy>) {
-      epilogue.apply<kOutline, kAligned, TIn>(y, col(c));
+      epilogue.apply<kOutline, kAligned, TIn, kSteps>(y, col(c));
     }
     Fragment<TOut, kVec> o;
     from_floats(o, y);

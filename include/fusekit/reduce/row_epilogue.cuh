@@ -106,6 +106,16 @@ template <class Policy> inline constexpr bool kHasEpilogue = Policy::kTakesWeigh
 // a row whose table index is out of range becomes NaN. Every step is rounded on its own (no
 // contraction into FMAs the compiler may or may not form in one kernel and not another), so the
 // register and staged kernels give the same bits.
+//
+// kSteps says which steps a loop of vectors takes. kTested: whichever the call asks for, tested
+// per vector (the compiler does not take such tests out of the unrolled loops: each vector tested
+// weight, offset, bias and modulation again, about 15 instructions and 3 branches). Otherwise the
+// steps named, fixed at compile time: the aligned register kernels compile their write loop once
+// per common combination (plain_steps) and pick one per row.
+namespace epilogue_steps {
+inline constexpr unsigned kWeight = 1, kBias = 2, kModulation = 4, kTested = 8;
+}
+
 class RowEpilogue {
  public:
   // Row `row`'s index into the modulation table (anything where there is no modulation). The
@@ -123,31 +133,43 @@ class RowEpilogue {
     shift_ = static_cast<const char*>(p.mod_shift) + offset;
   }
 
+  // The steps of a row with table index t as a fixed combination, or kTested where a step has a
+  // case the fixed loops leave out (a weight offset, a table index out of range).
+  __device__ static unsigned plain_steps(const RowParams& p, std::int32_t t) {
+    using namespace epilogue_steps;
+    if (p.weight_offset != 0.f || (p.mod_index && (t < 0 || t >= p.mod_rows))) return kTested;
+    return (p.weight ? kWeight : 0u) | (p.bias ? kBias : 0u) | (p.mod_index ? kModulation : 0u);
+  }
+
   // Parameters in the row's dtype TRow, aligned and whole, take one test and one vector load; the
   // other cases are out of line when kOutline (the cluster and staged kernels, whose unrolled code
   // they made several times larger), else inline (the 2-8 vector kernels, where a call costs
   // registers and a CTA per SM). Same values either way.
   // kAligned: every parameter is in TRow and vector-aligned (RowParams::vectors_aligned): no tests.
-  template <bool kOutline, bool kAligned, class TRow, int N> __device__ void apply(float (&y)[N], int col) const {
-    if (p_.weight) {  // each parameter vector read just before its use: the staged kernels hold 64 registers
+  template <bool kOutline, bool kAligned, class TRow, unsigned kSteps = epilogue_steps::kTested, int N>
+  __device__ void apply(float (&y)[N], int col) const {
+    using namespace epilogue_steps;
+    // Each parameter vector read just before its use: the staged kernels hold 64 registers.
+    if (takes<kSteps, kWeight>(p_.weight)) {
       float w[N];
       read<kOutline, kAligned, TRow>(w, p_.weight, p_.weight_dtype, col);
-      scale(y, w);
+      scale<kSteps>(y, w);
     }
-    if (p_.bias) {
+    if (takes<kSteps, kBias>(p_.bias)) {
       float b[N];
       read<kOutline, kAligned, TRow>(b, p_.bias, p_.bias_dtype, col);
       shift(y, b);
     }
-    modulate<kOutline, kAligned, TRow>(y, col);
+    modulate<kOutline, kAligned, TRow, kSteps>(y, col);
   }
 
   // The same with the weight and bias vectors already loaded (used where given, else ignored).
-  template <bool kOutline, bool kAligned, class TRow, int N>
+  template <bool kOutline, bool kAligned, class TRow, unsigned kSteps = epilogue_steps::kTested, int N>
   __device__ void apply(float (&y)[N], const float (&w)[N], const float (&b)[N], int col) const {
-    if (p_.weight) scale(y, w);
-    if (p_.bias) shift(y, b);
-    modulate<kOutline, kAligned, TRow>(y, col);
+    using namespace epilogue_steps;
+    if (takes<kSteps, kWeight>(p_.weight)) scale<kSteps>(y, w);
+    if (takes<kSteps, kBias>(p_.bias)) shift(y, b);
+    modulate<kOutline, kAligned, TRow, kSteps>(y, col);
   }
 
   // The parameter lines of the vector starting at column `col` (inside the row) into L1, so that
@@ -165,14 +187,21 @@ class RowEpilogue {
   }
 
  private:
+  // Whether a step is taken: fixed by kSteps, or (kTested) by whether its parameter is given.
+  template <unsigned kSteps, unsigned kStep> __device__ static bool takes(const void* param) {
+    if constexpr (kSteps == epilogue_steps::kTested) return param != nullptr;
+    else return (kSteps & kStep) != 0;
+  }
+
   template <bool kOutline, bool kAligned, class TRow, int N>
   __device__ void read(float (&out)[N], const void* base, DType t, int col) const {
     if constexpr (kAligned) load_aligned_as_floats(out, static_cast<const TRow*>(base) + col);
     else load_param<TRow, kOutline>(out, base, t, col, p_.cols);
   }
 
-  template <int N> __device__ __forceinline__ void scale(float (&y)[N], const float (&w)[N]) const {
-    if (p_.weight_offset != 0.f) {  // uniform over the call: an add of 0 per element was 1 in 6 instructions
+  template <unsigned kSteps, int N> __device__ __forceinline__ void scale(float (&y)[N], const float (&w)[N]) const {
+    // Fixed steps have no offset. (Tested: an add of 0 per element was 1 in 6 instructions.)
+    if (kSteps == epilogue_steps::kTested && p_.weight_offset != 0.f) {
 #pragma unroll
       for (int e = 0; e < N; ++e) y[e] = __fmul_rn(y[e], __fadd_rn(w[e], p_.weight_offset));
     } else {
@@ -186,9 +215,10 @@ class RowEpilogue {
   }
   // The NaN of a bad table index (scale_ left null) is set inside the modulation's branch: tested
   // outside it, it cost every element of every call a select.
-  template <bool kOutline, bool kAligned, class TRow, int N> __device__ __forceinline__ void modulate(float (&y)[N], int col) const {
-    if (!p_.mod_index) return;
-    if (scale_) {
+  template <bool kOutline, bool kAligned, class TRow, unsigned kSteps, int N>
+  __device__ __forceinline__ void modulate(float (&y)[N], int col) const {
+    if (!takes<kSteps, epilogue_steps::kModulation>(p_.mod_index)) return;
+    if (kSteps != epilogue_steps::kTested || scale_) {  // fixed steps have a table row
       float s[N], h[N];
       read<kOutline, kAligned, TRow>(s, scale_, p_.mod_dtype, col);
       read<kOutline, kAligned, TRow>(h, shift_, p_.mod_dtype, col);
