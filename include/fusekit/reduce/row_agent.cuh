@@ -122,7 +122,7 @@ template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned = 
     if constexpr (kHoldsParams) {
       // vectors_aligned: the parameters are in TIn and vector-aligned. One loop, each vector's
       // parameters tested in it: a loop per parameter, each inside its one test, made bf16
-      // RMSNorm 1.05-1.09x slower (RESULTS.md, twenty-first session).
+      // RMSNorm 4-13% slower (RESULTS.md, twenty-first session).
 #pragma unroll
       for (int c = 0; c < kChunks; ++c) {
         if (!live(c)) continue;
