@@ -204,19 +204,17 @@ template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned = 
         // The common option sets get loops of their own (RowEpilogue's kSteps says why); a
         // weight offset or a bad table index takes the tested loop.
         switch (RowEpilogue::plain_steps(p_, table_index_)) {
-          case 0: return write_normalized_row<0>(stats, RowEpilogue(p_, table_index_));
-          case kWeight: return write_normalized_row<kWeight>(stats, RowEpilogue(p_, table_index_));
-          case kModulation: return write_normalized_row<kModulation>(stats, RowEpilogue(p_, table_index_));
-          case kWeight | kModulation:
-            return write_normalized_row<kWeight | kModulation>(stats, RowEpilogue(p_, table_index_));
+          case 0: return write_normalized_row<0>(stats);
+          case kWeight: return write_normalized_row<kWeight>(stats);
+          case kModulation: return write_normalized_row<kModulation>(stats);
+          case kWeight | kModulation: return write_normalized_row<kWeight | kModulation>(stats);
           case kWeight | kBias:
-            if constexpr (Policy::kTakesBias)
-              return write_normalized_row<kWeight | kBias>(stats, RowEpilogue(p_, table_index_));
+            if constexpr (Policy::kTakesBias) return write_normalized_row<kWeight | kBias>(stats);
             break;
           default: break;
         }
       }
-      write_normalized_row<kTested>(stats, RowEpilogue(p_, table_index_));
+      write_normalized_row<kTested>(stats);
     }
   }
 
@@ -231,6 +229,11 @@ template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned = 
       if constexpr (kSpills)
         if (spills_) write(res_out_row, spill(), kChunks);
     }
+  }
+
+  // The aligned kernels' epilogue, made on the path that takes it (store() says why).
+  template <unsigned kSteps> __device__ void write_normalized_row(const typename Policy::Stats& stats) const {
+    write_normalized_row<kSteps>(stats, RowEpilogue(p_, table_index_));
   }
 
   template <unsigned kSteps>

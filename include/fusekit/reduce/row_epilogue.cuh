@@ -133,8 +133,9 @@ class RowEpilogue {
     shift_ = static_cast<const char*>(p.mod_shift) + offset;
   }
 
-  // The steps of a row with table index t as a fixed combination, or kTested where a step has a
-  // case the fixed loops leave out (a weight offset, a table index out of range).
+  // The steps a row with table index t takes, or kTested where one has a case no fixed loop
+  // handles (a weight offset, a table index out of range). RowAgent compiles fixed loops for the
+  // common combinations only; the others take the tested loop too.
   __device__ static unsigned plain_steps(const RowParams& p, std::int32_t t) {
     using namespace epilogue_steps;
     if (p.weight_offset != 0.f || (p.mod_index && (t < 0 || t >= p.mod_rows))) return kTested;
