@@ -1,7 +1,9 @@
 // GPU tests of the gated linear unit and the fc1 (SwiGLU) preset: both row orders, against
-// float64 and cuBLASLt + unfused GLU; native weights == diffusers-swapped weights, bitwise.
+// float64 and cuBLASLt + unfused GLU; native weights == diffusers-swapped weights, bitwise. At
+// the end, linear_glu's and fc1_swiglu's argument checks (CPU).
 #include "fusekit/gemm.hpp"
 #include "gemm_testing.hpp"
+#include "validation_testing.hpp"
 
 #include <cmath>
 #include <random>
@@ -137,3 +139,27 @@ GPU_TEST_CASE("fc1_swiglu: the tiny fixture configuration") {
   check_close(fetch_written(out), ref_glu(ref_gemm(h.host, w.host, rows), Activation::silu, GluOrder::gate_value),
               "fc1 tiny");
 }
+
+// ---- argument checks (CPU; validation_testing.hpp) ----
+namespace validation_cases {
+using namespace fusekit;
+using namespace fusekit::gemm;
+using namespace fusekit::test::validation;
+
+TEST_CASE("linear_glu: half-width output, W rows a multiple of 16") {
+  CHECK(linear_glu(a_ok(), w_ok(), {at(16384), DType::bf16, M, N, 0}).code() == Errc::bad_shape);
+  CHECK(linear_glu(a_ok(), w_ok(), {at(16384), DType::bf16, M, N / 2, 0}).code() == Errc::bad_shape);  // N/2 = 12
+  const ConstRows w32{at(4096), DType::bf16, 32, K, 0};
+  CHECK_PASSES_VALIDATION(linear_glu(a_ok(), w32, {at(16384), DType::bf16, M, 16, 0}));
+}
+
+TEST_CASE("fc1_swiglu checks the H3 block's shape") {
+  const H3Dims tiny = H3Dims::tiny();
+  const ConstRows h{at(0), DType::bf16, M, tiny.hidden, 0};
+  const ConstRows w_fc1{at(8192), DType::bf16, 2 * tiny.ffn, tiny.hidden, 0};
+  const Rows out{at(65536 * 4), DType::bf16, M, tiny.ffn, 0};
+  CHECK_PASSES_VALIDATION(fc1_swiglu(h, w_fc1, out, GluOrder::gate_value, nullptr, tiny));
+  CHECK(fc1_swiglu(h, w_fc1, out).code() == Errc::bad_shape);  // the full-size block expects 28672 x 5376
+}
+
+}  // namespace validation_cases

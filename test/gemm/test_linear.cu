@@ -1,7 +1,9 @@
 // GPU tests of the plain linear: the identity epilogue (main loop alone), bias, activations,
-// f32 output, strided views, odd M, the smallest K and N; against float64 and cuBLASLt.
+// f32 output, strided views, odd M, the smallest K and N; against float64 and cuBLASLt. At the
+// end, linear's argument checks (CPU).
 #include "fusekit/gemm.hpp"
 #include "gemm_testing.hpp"
+#include "validation_testing.hpp"
 
 #include <cmath>
 
@@ -485,3 +487,56 @@ GPU_TEST_CASE("linear: a rejected call writes nothing") {
   const auto bytes = download_bytes(out);
   CHECK(std::all_of(bytes.begin(), bytes.end(), [](unsigned char b) { return b == 0xFF; }));
 }
+
+// ---- argument checks (CPU; validation_testing.hpp) ----
+namespace validation_cases {
+using namespace fusekit;
+using namespace fusekit::gemm;
+using namespace fusekit::test::validation;
+
+TEST_CASE("linear: a valid call gets past validation; M = 0 is a no-op that needs no GPU") {
+  const ConstRows empty_a{nullptr, DType::bf16, 0, K, 0};
+  const Rows empty_out{nullptr, DType::bf16, 0, N, 0};
+  CHECK(linear(empty_a, w_ok(), empty_out).ok());
+  CHECK_PASSES_VALIDATION(linear(a_ok(), w_ok(), out_ok()));
+}
+
+TEST_CASE("linear: operand checks") {
+  CHECK(linear({at(0), DType::f32, M, K, 0}, w_ok(), out_ok()).code() == Errc::unsupported_dtype);
+  CHECK(linear(a_ok(), {at(4096), DType::f16, N, K, 0}, out_ok()).code() == Errc::unsupported_dtype);
+  CHECK(linear({nullptr, DType::bf16, M, K, 0}, w_ok(), out_ok()).code() == Errc::null_pointer);
+  CHECK(linear(a_ok(), {nullptr, DType::bf16, N, K, 0}, out_ok()).code() == Errc::null_pointer);
+  CHECK(linear({at(0), DType::bf16, M, 12, 0}, {at(4096), DType::bf16, N, 12, 0}, out_ok()).code() ==
+        Errc::bad_shape);  // K = 12
+  CHECK(linear(a_ok(), {at(4096), DType::bf16, 20, K, 0}, {at(16384), DType::bf16, M, 20, 0}).code() ==
+        Errc::bad_shape);  // N = 20
+  CHECK(linear(a_ok(), {at(4096), DType::bf16, N, 24, 0}, out_ok()).code() == Errc::bad_shape);  // K mismatch
+  CHECK(linear({at(0), DType::bf16, -1, K, 0}, w_ok(), out_ok()).code() == Errc::bad_shape);
+  CHECK(linear({at(8), DType::bf16, M, K, 0}, w_ok(), out_ok()).code() == Errc::misaligned);  // 8-byte aligned only
+  CHECK(linear({at(0), DType::bf16, M, K, 20}, w_ok(), out_ok()).code() == Errc::misaligned);  // 40-byte rows
+  CHECK(linear(a_ok(), {at(4098), DType::bf16, N, K, 0}, out_ok()).code() == Errc::misaligned);
+  CHECK(linear(a_ok(), {at(4096), DType::bf16, N, K, 12}, out_ok()).code() == Errc::bad_shape);  // stride < cols
+  const Status s = linear(a_ok(), {at(4096), DType::bf16, 20, K, 0}, {at(16384), DType::bf16, M, 20, 0});
+  CHECK(s.message() == "linear: N = w.rows (20) must be a positive multiple of 8");
+}
+
+TEST_CASE("linear: output and bias checks") {
+  CHECK(linear(a_ok(), w_ok(), {at(16384), DType::bf16, M, N + 8, 0}).code() == Errc::bad_shape);
+  CHECK(linear(a_ok(), w_ok(), {at(16384), DType::bf16, M + 1, N, 0}).code() == Errc::bad_shape);
+  CHECK(linear(a_ok(), w_ok(), {at(16384), DType::f16, M, N, 0}).code() == Errc::unsupported_dtype);
+  CHECK(linear(a_ok(), w_ok(), {nullptr, DType::bf16, M, N, 0}).code() == Errc::null_pointer);
+  CHECK(linear(a_ok(), w_ok(), {at(16392), DType::bf16, M, N, 0}).code() == Errc::misaligned);
+  CHECK_PASSES_VALIDATION(linear(a_ok(), w_ok(), {at(16384), DType::f32, M, N, 0}));  // f32 output allowed
+  LinearOptions bad_bias;
+  bad_bias.bias = {at(32768), DType::bf16, N - 8};
+  CHECK(linear(a_ok(), w_ok(), out_ok(), bad_bias).code() == Errc::bad_shape);
+  bad_bias.bias = {at(32768), DType::f32, N};
+  CHECK(linear(a_ok(), w_ok(), out_ok(), bad_bias).code() == Errc::unsupported_dtype);
+}
+
+TEST_CASE("linear: outputs may not overlap the operands") {
+  CHECK(linear(a_ok(), w_ok(), {at(0), DType::bf16, M, N, 0}).code() == Errc::aliasing);     // over a
+  CHECK(linear(a_ok(), w_ok(), {at(4096 + 32), DType::bf16, M, N, 0}).code() == Errc::aliasing);  // inside w
+}
+
+}  // namespace validation_cases

@@ -1,9 +1,10 @@
 // GPU tests of the QKV epilogue: per-head RMSNorm and rotary as single nodes (composed here
 // into custom epilogues, no kernel touched), the QkvHeads node on both of its paths,
 // linear_qkv, and the qkv_proj preset at every H3 token count; fused qkv == three separate
-// GEMMs on the thirds of W, bitwise.
+// GEMMs on the thirds of W, bitwise. At the end, linear_qkv's argument checks (CPU).
 #include "fusekit/gemm.hpp"
 #include "gemm_testing.hpp"
+#include "validation_testing.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -246,3 +247,52 @@ GPU_TEST_CASE("qkv_proj: every H3 token count; fused == separate thirds; repeata
     }
   }
 }
+
+// ---- argument checks (CPU; validation_testing.hpp) ----
+namespace validation_cases {
+using namespace fusekit;
+using namespace fusekit::gemm;
+using namespace fusekit::test::validation;
+
+TEST_CASE("linear_qkv: heads, rotary and output checks") {
+  const ConstRows w{at(4096), DType::bf16, 3 * 2 * 32, K, 0};  // 2 heads x 32
+  const std::int64_t part = 64;
+  QkvOutputs out{{at(65536), DType::bf16, M, part, 0}, {at(65536 + 4096), DType::bf16, M, part, 0},
+                 {at(65536 + 8192), DType::bf16, M, part, 0}};
+  QkvOptions opt;
+  opt.heads = 2;
+  opt.head_dim = 32;
+  CHECK_PASSES_VALIDATION(linear_qkv(a_ok(), w, out, opt));
+  opt.head_dim = 48;  // does not divide the 128-column tile
+  CHECK(linear_qkv(a_ok(), w, out, opt).code() == Errc::bad_argument);
+  opt.head_dim = 32;
+  opt.heads = 3;
+  CHECK(linear_qkv(a_ok(), w, out, opt).code() == Errc::bad_shape);
+  opt.heads = 2;
+  opt.rotary_dim = 7;
+  CHECK(linear_qkv(a_ok(), w, out, opt).code() == Errc::bad_argument);
+  opt.rotary_dim = 40;
+  CHECK(linear_qkv(a_ok(), w, out, opt).code() == Errc::bad_argument);
+  opt.rotary_dim = 16;
+  opt.cos = {at(200000), DType::f32, M, 16, 0};
+  opt.sin = {at(210000), DType::f32, M, 8, 0};
+  CHECK(linear_qkv(a_ok(), w, out, opt).code() == Errc::bad_shape);
+  opt.sin = {at(210000), DType::bf16, M, 16, 0};
+  CHECK(linear_qkv(a_ok(), w, out, opt).code() == Errc::unsupported_dtype);
+  opt.sin = {at(210000), DType::f32, M, 16, 0};
+  CHECK_PASSES_VALIDATION(linear_qkv(a_ok(), w, out, opt));
+  opt.eps = 0.f;
+  CHECK(linear_qkv(a_ok(), w, out, opt).code() == Errc::bad_argument);
+  opt.eps = 1e-5f;
+  opt.q_norm = {at(220000), DType::bf16, 16};
+  CHECK(linear_qkv(a_ok(), w, out, opt).code() == Errc::bad_shape);
+  opt.q_norm = {};
+  QkvOutputs overlapping = out;
+  overlapping.k.data = at(65536 + 64);  // k starts inside q
+  CHECK(linear_qkv(a_ok(), w, overlapping, opt).code() == Errc::aliasing);
+  QkvOutputs mixed = out;
+  mixed.v.dtype = DType::f32;
+  CHECK(linear_qkv(a_ok(), w, mixed, opt).code() == Errc::unsupported_dtype);
+}
+
+}  // namespace validation_cases

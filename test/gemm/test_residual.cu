@@ -1,7 +1,9 @@
 // GPU tests of residual add and gated residual (out = residual + gate[idx[row]] * y), in place
-// and out of place, and of the out_proj and fc2 presets at every H3 token count.
+// and out of place, and of the out_proj and fc2 presets at every H3 token count. At the end,
+// their argument checks (CPU).
 #include "fusekit/gemm.hpp"
 #include "gemm_testing.hpp"
+#include "validation_testing.hpp"
 
 #include <cmath>
 #include <random>
@@ -157,3 +159,40 @@ GPU_TEST_CASE("out_proj and fc2: the tiny fixture configuration") {
                    9, d);
   run_gated_preset(gemm::fc2<>, "fc2 tiny", random_device(DType::bf16, d.hidden, d.ffn, 0.09), 9, d);
 }
+
+// ---- argument checks (CPU; validation_testing.hpp) ----
+namespace validation_cases {
+using namespace fusekit;
+using namespace fusekit::gemm;
+using namespace fusekit::test::validation;
+
+TEST_CASE("linear_residual: residual, gate table and index checks") {
+  const ConstRows res{at(65536), DType::bf16, M, N, 0};
+  CHECK(linear_residual(a_ok(), w_ok(), {at(65536), DType::bf16, M, N - 8, 0}, out_ok()).code() == Errc::bad_shape);
+  CHECK(linear_residual(a_ok(), w_ok(), {at(65536), DType::f32, M, N, 0}, out_ok()).code() == Errc::unsupported_dtype);
+  // In place (same pointer, stride, dtype) is allowed; a shifted overlap is not.
+  CHECK_PASSES_VALIDATION(linear_residual(a_ok(), w_ok(), as_const(out_ok()), out_ok()));
+  CHECK(linear_residual(a_ok(), w_ok(), {at(16384 + 16), DType::bf16, M, N, 0}, out_ok()).code() == Errc::aliasing);
+  ResidualOptions opt;
+  opt.gate = {at(98304), DType::bf16, 3, N, 0};
+  CHECK(linear_residual(a_ok(), w_ok(), res, out_ok(), opt).code() == Errc::null_pointer);  // idx missing
+  opt.idx = reinterpret_cast<const std::int32_t*>(at(131074));
+  CHECK(linear_residual(a_ok(), w_ok(), res, out_ok(), opt).code() == Errc::misaligned);
+  opt.idx = reinterpret_cast<const std::int32_t*>(at(131072));
+  opt.gate = {at(98304), DType::bf16, 3, N + 8, 0};
+  CHECK(linear_residual(a_ok(), w_ok(), res, out_ok(), opt).code() == Errc::bad_shape);
+  opt.gate = {at(16384), DType::bf16, 3, N, 0};
+  CHECK(linear_residual(a_ok(), w_ok(), res, out_ok(), opt).code() == Errc::aliasing);  // gate table is the output
+}
+
+TEST_CASE("out_proj and fc2 check the H3 block's shapes") {
+  const H3Dims tiny = H3Dims::tiny();
+  const ConstRows w_out{at(8192), DType::bf16, tiny.hidden, tiny.heads * tiny.head_dim, 0};
+  const ConstRows attn{at(0), DType::bf16, M, tiny.heads * tiny.head_dim, 0};
+  const Rows x{at(65536 * 4), DType::bf16, M, tiny.hidden, 0};
+  CHECK(out_proj(attn, w_out, x, {}, nullptr, nullptr, tiny).code() == Errc::null_pointer);  // gate required
+  CHECK(fc2(attn, w_out, x, {at(65536 * 8), DType::bf16, 2, tiny.hidden, 0}, nullptr, nullptr, tiny).code() ==
+        Errc::bad_shape);  // fc2 expects K = ffn
+}
+
+}  // namespace validation_cases
