@@ -120,17 +120,28 @@ template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned = 
     // After the residual's add: with the residual's vectors in flight as well, 8-vector rows
     // took 28 more registers a thread, residual or not.
     if constexpr (kHoldsParams) {
-      // vectors_aligned: the parameters are in TIn and vector-aligned. One loop, each vector's
-      // parameters tested in it: a loop per parameter, each inside its one test, made bf16
-      // RMSNorm 4-13% slower (RESULTS.md, twenty-first session).
+      // vectors_aligned: the parameters are in TIn and vector-aligned. Measured both ways (RESULTS.md,
+      // twenty-first and twenty-second sessions): weight and bias in a loop each, inside its one
+      // test, ran bf16 LayerNorm 2-11% faster than one loop testing both per vector, and that
+      // one loop ran bf16 RMSNorm (the weight alone) 4-13% faster than its loop in a test.
+      if constexpr (Policy::kTakesBias) {
+        if (p_.weight) load_params(params_.weight, p_.weight);
+        if (p_.bias) load_params(params_.bias, p_.bias);
+      } else {
 #pragma unroll
-      for (int c = 0; c < kChunks; ++c) {
-        if (!live(c)) continue;
-        if (p_.weight) load_aligned(params_.weight[c], static_cast<const TIn*>(p_.weight) + col(c));
-        if constexpr (Policy::kTakesBias)
-          if (p_.bias) load_aligned(params_.bias[c], static_cast<const TIn*>(p_.bias) + col(c));
+        for (int c = 0; c < kChunks; ++c) {
+          if (!live(c)) continue;
+          if (p_.weight) load_aligned(params_.weight[c], static_cast<const TIn*>(p_.weight) + col(c));
+        }
       }
     }
+  }
+
+  // The held vectors of one parameter (kHoldsParams).
+  __device__ void load_params(Fragment<TIn, kVec> (&held)[kChunks], const void* param) {
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c)
+      if (live(c)) load_aligned(held[c], static_cast<const TIn*>(param) + col(c));
   }
 
   __device__ void add_residual_row() {
