@@ -122,7 +122,7 @@ template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned = 
     if constexpr (kHoldsParams) {
       // vectors_aligned: the parameters are in TIn and vector-aligned. Measured both ways (RESULTS.md,
       // twenty-first and twenty-second sessions): weight and bias in a loop each, inside its one
-      // test, ran bf16 LayerNorm 2-11% faster than one loop testing both per vector, and that
+      // test, ran bf16 LayerNorm 1-13% faster than one loop testing both per vector, and that
       // one loop ran bf16 RMSNorm (the weight alone) 4-13% faster than its loop in a test.
       if constexpr (Policy::kTakesBias) {
         if (p_.weight) load_params(params_.weight, p_.weight);
