@@ -26,14 +26,14 @@ __global__ void __launch_bounds__(max_threads_of(RowShape::cluster), 1)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
   __shared__ ReducerStorage storage;
-  wait_for_prior_grid();
   cg::cluster_group cluster = cg::this_cluster();
+  prepare_cluster_exchange(cluster.num_blocks());
+  wait_for_prior_grid();
   const unsigned rank = cluster.block_rank();
   const std::int64_t row = blockIdx.x / cluster.num_blocks();
   // Per call, as in row_kernel: every CTA of a cluster meets the cluster barriers on one path.
   if (p.vectors_aligned) RowAgent<Policy, TIn, TOut, RowShape::cluster, true>(p, storage, row, int(rank), vectors_per_cta).run();
   else RowAgent<Policy, TIn, TOut, RowShape::cluster, false>(p, storage, row, int(rank), vectors_per_cta).run();
-  cluster.sync();  // keep this CTA's shared memory alive until every peer has read its partials
 #endif
 }
 
@@ -52,6 +52,7 @@ __global__ void __launch_bounds__(kMaxStagedThreads, 2) staged_row_kernel(const 
     ptx::mbarrier_init(&landed, 1);
     ptx::fence_barrier_init();
   }
+  if constexpr (kSliced) prepare_cluster_exchange(unsigned(layout.cluster));
   wait_for_prior_grid();  // launched with PDL: the copy below reads what the previous grid wrote
   // The barrier is initialised before anyone uses it. (With the arrival before this barrier,
   // racecheck reported the initialisation, which nvcc issues on the warp's uniform datapath, as
@@ -63,9 +64,6 @@ __global__ void __launch_bounds__(kMaxStagedThreads, 2) staged_row_kernel(const 
   allow_next_grid();
   ptx::mbarrier_wait(&landed, 0);
   StagedRowAgent<Policy, TIn, TOut, kSliced>(p, storage, row, slice, stage, layout.residual_offset).run();
-  // Keep this CTA's shared memory alive until every peer has read its partials (the agent
-  // arrived once its last reduction was done).
-  if constexpr (kSliced) cooperative_groups::this_cluster().barrier_wait();
 #endif
 }
 

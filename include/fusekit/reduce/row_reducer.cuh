@@ -6,11 +6,13 @@
 // is bitwise repeatable.
 #pragma once
 
+#include "fusekit/core/mbarrier.cuh"
 #include "fusekit/reduce/tile_traits.hpp"
 
 #include <cooperative_groups.h>
 
 #include <cmath>
+#include <cstdint>
 
 namespace fusekit::reduce {
 
@@ -40,8 +42,39 @@ template <class Op, int N> __device__ __forceinline__ float fold_lanes(float (&a
 struct ReducerStorage {
   static constexpr int kSlots = 4;  // reductions per row (one slot each, so no slot is reused)
   float warp_partials[kSlots][32];
-  float cta_partials[kSlots];
 };
+
+// Rows split over a cluster: CTA c pushes its partial of reduction k into slot [k][c] of every
+// CTA's exchange with st.async, which completes 4 bytes on that CTA's barrier landed[k]; each CTA
+// waits on its own barrier and folds the slots in rank order. No cluster barrier a reduction
+// (cg's cluster.sync() is a GPU-scope fence and an L1 invalidation: about 400 cycles on the
+// H200, RESULTS.md, twenty-third session), and none at exit: a CTA's exchange is written only by
+// the pushes it waits for. Declared here, so only the kernels that reduce over a cluster hold it.
+struct ClusterExchange {
+  std::uint64_t landed[ReducerStorage::kSlots];
+  float partials[ReducerStorage::kSlots][kMaxCluster];
+};
+__device__ __forceinline__ ClusterExchange& cluster_exchange() {
+  __shared__ ClusterExchange exchange;
+  return exchange;
+}
+
+// Kernel start, every thread of a CTA whose row spans `ranks` CTAs: thread 0 readies the
+// barriers (each expects one partial from every CTA) and the cluster barrier's arrival announces
+// them; the first reduction waits for every CTA's announcement, so its row loads go out first.
+__device__ __forceinline__ void prepare_cluster_exchange(unsigned ranks) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  ClusterExchange& x = cluster_exchange();
+  if (threadIdx.x == 0 && threadIdx.y == 0) {
+    for (int k = 0; k < ReducerStorage::kSlots; ++k) {
+      ptx::mbarrier_init(&x.landed[k], 1);
+      ptx::mbarrier_arrive_expect_tx(&x.landed[k], ranks * unsigned(sizeof(float)));
+    }
+    ptx::fence_barrier_init();
+  }
+  asm volatile("barrier.cluster.arrive.relaxed;\n" ::: "memory");
+#endif
+}
 
 // kMaxThreads: the most threads a row may have in one CTA.
 template <RowShape kShape, int kMaxThreads = max_threads_of(kShape)> class RowReducer {
@@ -81,15 +114,26 @@ template <RowShape kShape, int kMaxThreads = max_threads_of(kShape)> class RowRe
     return v;
   }
 
+  // Every thread holds the CTA's partial v; thread r pushes it to CTA r (prepare_cluster_exchange).
   template <class Op> __device__ float across_cluster(float v, int slot) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     namespace cg = cooperative_groups;
     cg::cluster_group cluster = cg::this_cluster();
-    if (threadIdx.x == 0) storage_.cta_partials[slot] = v;
-    cluster.sync();
+    ClusterExchange& x = cluster_exchange();
+    if (slot == 0) asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory");  // every CTA's barriers ready
     const unsigned ranks = cluster.num_blocks();
-    v = *cluster.map_shared_rank(&storage_.cta_partials[slot], 0u);
-    for (unsigned r = 1; r < ranks; ++r) v = Op::combine(v, *cluster.map_shared_rank(&storage_.cta_partials[slot], r));
+    if (threadIdx.x < ranks) {
+      const std::uint32_t slot_addr = ptx::smem_addr(&x.partials[slot][cluster.block_rank()]);
+      const std::uint32_t bar_addr = ptx::smem_addr(&x.landed[slot]);
+      asm volatile(
+          "{\n .reg .b32 dst, bar;\n mapa.shared::cluster.u32 dst, %0, %2;\n mapa.shared::cluster.u32 bar, %1, %2;\n"
+          " st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [dst], %3, [bar];\n}\n" ::"r"(slot_addr),
+          "r"(bar_addr), "r"(threadIdx.x), "r"(__float_as_uint(v))
+          : "memory");
+    }
+    ptx::mbarrier_wait(&x.landed[slot], 0);  // each barrier completes once: one row a CTA
+    v = x.partials[slot][0];
+    for (unsigned r = 1; r < ranks; ++r) v = Op::combine(v, x.partials[slot][r]);
 #endif
     return v;
   }

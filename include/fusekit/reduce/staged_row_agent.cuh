@@ -11,7 +11,8 @@
 //
 // The hot loop over whole vectors has no bounds or alignment test (the output rows' alignment is
 // decided once per row). All global writes of a row happen after its last reduction (in a
-// cluster, after the last cluster barrier), so in-place calls are safe.
+// cluster, once every CTA's partial of it has arrived, which each CTA computes after all of its
+// reads of the row), so in-place calls are safe.
 #pragma once
 
 #include "fusekit/core/launch.cuh"
@@ -83,11 +84,7 @@ template <class Policy, class TIn, class TOut, bool kSliced = false> class Stage
       // f32 N = 16384 (RESULTS.md, eighteenth session), so it keeps the plain order.
       const RowEpilogue epilogue(p_, RowEpilogue::table_index(p_, row_));
       if constexpr (kHasEpilogue<Policy>) for_each_whole([&](int v) { epilogue.prefetch(slice_.span.col(v)); });
-      const typename Policy::Stats stats = Policy::statistics(*this, p_);
-      // This CTA has read its peers' partials for the last time: they may leave once they have
-      // written their rows (the kernel waits on this arrival at its end).
-      cooperative_groups::this_cluster().barrier_arrive();
-      store(stats, epilogue);
+      store(Policy::statistics(*this, p_), epilogue);
     } else {
       const typename Policy::Stats stats = Policy::statistics(*this, p_);
       store(stats, RowEpilogue(p_, RowEpilogue::table_index(p_, row_)));
