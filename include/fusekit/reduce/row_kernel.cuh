@@ -31,7 +31,7 @@ __global__ void __launch_bounds__(max_threads_of(RowShape::cluster), 1)
   wait_for_prior_grid();
   const unsigned rank = cluster.block_rank();
   const std::int64_t row = blockIdx.x / cluster.num_blocks();
-  // Per call, as in row_kernel: every CTA of a cluster meets the cluster barriers on one path.
+  // Per call, as in row_kernel: every CTA of a cluster meets the reducer's exchanges on one path.
   if (p.vectors_aligned) RowAgent<Policy, TIn, TOut, RowShape::cluster, true>(p, storage, row, int(rank), vectors_per_cta).run();
   else RowAgent<Policy, TIn, TOut, RowShape::cluster, false>(p, storage, row, int(rank), vectors_per_cta).run();
 #endif
