@@ -50,4 +50,16 @@ __device__ __forceinline__ void bulk_copy_global_to_shared(void* smem, const voi
                : "memory");
 }
 
+// `value` into the float at `slot`'s offset in CTA `rank` of this cluster (this CTA included),
+// completing its 4 bytes on the barrier at `bar`'s offset in that CTA (sm_90+).
+__device__ __forceinline__ void st_async_to_rank(const float* slot, const std::uint64_t* bar, unsigned rank,
+                                                 float value) {
+  asm volatile(
+      "{\n .reg .b32 dst, remote_bar;\n mapa.shared::cluster.u32 dst, %0, %2;\n"
+      " mapa.shared::cluster.u32 remote_bar, %1, %2;\n"
+      " st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [dst], %3, [remote_bar];\n}\n" ::"r"(smem_addr(slot)),
+      "r"(smem_addr(bar)), "r"(rank), "r"(__float_as_uint(value))
+      : "memory");
+}
+
 }  // namespace fusekit::ptx

@@ -72,7 +72,7 @@ __device__ __forceinline__ void prepare_cluster_exchange(unsigned ranks) {
     }
     ptx::fence_barrier_init();
   }
-  asm volatile("barrier.cluster.arrive.relaxed;\n" ::: "memory");
+  __cluster_barrier_arrive_relaxed();  // relaxed: the barrier inits are released by the fence above
 #endif
 }
 
@@ -120,17 +120,10 @@ template <RowShape kShape, int kMaxThreads = max_threads_of(kShape)> class RowRe
     namespace cg = cooperative_groups;
     cg::cluster_group cluster = cg::this_cluster();
     ClusterExchange& x = cluster_exchange();
-    if (slot == 0) asm volatile("barrier.cluster.wait.acquire;\n" ::: "memory");  // every CTA's barriers ready
+    if (slot == 0) cluster.barrier_wait();  // every CTA's barriers ready (prepare_cluster_exchange)
     const unsigned ranks = cluster.num_blocks();
-    if (threadIdx.x < ranks) {
-      const std::uint32_t slot_addr = ptx::smem_addr(&x.partials[slot][cluster.block_rank()]);
-      const std::uint32_t bar_addr = ptx::smem_addr(&x.landed[slot]);
-      asm volatile(
-          "{\n .reg .b32 dst, bar;\n mapa.shared::cluster.u32 dst, %0, %2;\n mapa.shared::cluster.u32 bar, %1, %2;\n"
-          " st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [dst], %3, [bar];\n}\n" ::"r"(slot_addr),
-          "r"(bar_addr), "r"(threadIdx.x), "r"(__float_as_uint(v))
-          : "memory");
-    }
+    if (threadIdx.x < ranks)
+      ptx::st_async_to_rank(&x.partials[slot][cluster.block_rank()], &x.landed[slot], threadIdx.x, v);
     ptx::mbarrier_wait(&x.landed[slot], 0);  // each barrier completes once: one row a CTA
     v = x.partials[slot][0];
     for (unsigned r = 1; r < ranks; ++r) v = Op::combine(v, x.partials[slot][r]);
