@@ -385,7 +385,13 @@ Status launch_sm90(const GemmOperands<T>& op, const typename Epi::Params& params
                    const SplitPlan& plan, const DeviceInfo& device, cudaStream_t stream) {
   CUtensorMap a_map, w_map;
   FUSEKIT_TRY(make_tensor_map_sw128(a_map, op.a, tensor_map_type<T>(), op.m, op.k, op.lda, MainLoop::kARows));
-  FUSEKIT_TRY(make_tensor_map_sw128(w_map, op.w, tensor_map_type<T>(), op.n, op.k, op.ldw, MainLoop::kSubN / 2));
+  // A weight streamed once is fetched 128 bytes a miss, not 256: the row's next 128 bytes would
+  // wait in L2 for the next k-slice (H200, 70 tokens: qkv_proj 6% faster, out_proj and fc2
+  // 1%; RESULTS.md, twenty-fourth session).
+  const CUtensorMapL2promotion w_promotion =
+      MainLoop::kStreamsWeightOnce ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B : CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+  FUSEKIT_TRY(make_tensor_map_sw128(w_map, op.w, tensor_map_type<T>(), op.n, op.k, op.ldw, MainLoop::kSubN / 2,
+                                    w_promotion));
   TileOrder order = tile_order<MainLoop>(op.m, n_tiles);
   if constexpr (!MainLoop::kSegmented && !MainLoop::kStagingInRing)
     if (light_tile_pairs().load(std::memory_order_relaxed))

@@ -41,6 +41,28 @@ __device__ __forceinline__ void tma_load_2d(void* smem, const CUtensorMap* map, 
       : "memory");
 }
 
+// The same with an L2 eviction priority for the lines it reads (`policy` from the functions below).
+__device__ __forceinline__ void tma_load_2d(void* smem, const CUtensorMap* map, std::uint64_t* bar, int inner,
+                                            int outer, std::uint64_t policy) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint"
+      " [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(smem_addr(smem)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer), "l"(policy)
+      : "memory");
+}
+// L2 policies: lines read once (a weight streamed by a one-tile call) leave first; lines every CTA
+// reads again (that call's activations) stay.
+__device__ __forceinline__ std::uint64_t l2_evict_first() {
+  std::uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+  return policy;
+}
+__device__ __forceinline__ std::uint64_t l2_evict_last() {
+  std::uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(policy));
+  return policy;
+}
+
 // ---- register reallocation between producer and consumer warpgroups ----
 template <int Regs> __device__ __forceinline__ void setmaxnreg_dec() {
 #ifdef FUSEKIT_SM90A

@@ -36,9 +36,10 @@ inline Status tensor_map_encoder(PFN_cuTensorMapEncodeTiled_v12000& out) {
 // A row-major [rows, cols] matrix of 16-bit elements, `ld` elements between rows, read in boxes
 // of box_rows x 64 elements (128 bytes: the 128-byte swizzle's row) that land in shared memory
 // swizzled the way wgmma's descriptors expect. Callers have checked 16-byte alignment of the
-// base and of ld * 2 (the copy engine's rule).
+// base and of ld * 2 (the copy engine's rule). `promotion`: how much L2 fetches per miss.
 inline Status make_tensor_map_sw128(CUtensorMap& map, const void* base, CUtensorMapDataType type, std::int64_t rows,
-                                    std::int64_t cols, std::int64_t ld, int box_rows) {
+                                    std::int64_t cols, std::int64_t ld, int box_rows,
+                                    CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B) {
   PFN_cuTensorMapEncodeTiled_v12000 encode = nullptr;
   FUSEKIT_TRY(detail::tensor_map_encoder(encode));
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
@@ -47,7 +48,7 @@ inline Status make_tensor_map_sw128(CUtensorMap& map, const void* base, CUtensor
   const cuuint32_t unit[2] = {1, 1};
   const CUresult r = encode(&map, type, 2, const_cast<void*>(base), dims, strides, box, unit,
                             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                            promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS)
     return {Errc::bad_argument, "cuTensorMapEncodeTiled failed (CUresult " + std::to_string(int(r)) + ") for a " +
                                     std::to_string(rows) + " x " + std::to_string(cols) + " matrix"};
