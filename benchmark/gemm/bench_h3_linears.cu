@@ -241,6 +241,14 @@ void apply_grid_overlap_override() {
                    {{"none", GridOverlap::none}, {"prologue", GridOverlap::prologue}, {"weights", GridOverlap::weights}});
 }
 
+// FUSEKIT_SPLIT_FOLD=automatic|last_arrival sets how the few-row kernel folds its split tiles
+// (split_k.hpp's split_fold; the bits are the same), to measure the folds against each other.
+void apply_split_fold_override() {
+  using gemm::SplitFold;
+  apply_env_choice("FUSEKIT_SPLIT_FOLD", gemm::split_fold(),
+                   {{"automatic", SplitFold::automatic}, {"last_arrival", SplitFold::last_arrival}});
+}
+
 // FUSEKIT_GEMM_TOKENS=128,256,... replaces the token counts (70, 925, 4096), for sweeps over M.
 std::vector<std::int64_t> token_counts() {
   const char* list = std::getenv("FUSEKIT_GEMM_TOKENS");
@@ -275,6 +283,7 @@ void register_h3_linears() {
   apply_light_pairs_override();
   apply_grid_overlap_override();
   apply_swapped_tiles_override();
+  apply_split_fold_override();
   for (const Linear& L : kLinears)
     for (std::int64_t m : token_counts())
       for (Impl impl : {Impl::fused, Impl::bare, Impl::cublaslt}) {

@@ -219,9 +219,11 @@ GPU_TEST_CASE("linear: K segments summed in one CTA or across CTAs, on every til
   struct Way {
     gemm::SplitKWay saved = gemm::split_k_way().load();
     gemm::SegmentTiles tiles = gemm::segment_tiles().load();
+    gemm::SplitFold fold = gemm::split_fold().load();
     ~Way() {
       gemm::split_k_way() = saved;
       gemm::segment_tiles() = tiles;
+      gemm::split_fold() = fold;
     }
   } restore;
   for (Shape s : {Shape{300, 1032, 7168}, Shape{37, 264, 6152}, Shape{129, 136, 14336}, Shape{70, 5376, 7168},
@@ -235,26 +237,34 @@ GPU_TEST_CASE("linear: K segments summed in one CTA or across CTAs, on every til
     for (DType out : {DType::bf16, DType::f32}) {
       CAPTURE(int(out));
       std::vector<std::vector<unsigned char>> bits;
+      // The few-row kernel's split tiles (narrow, split, at most 72 rows) fold at the last arrival
+      // or in shares (SharedFold, cooperative launch); elsewhere the fold switch changes nothing.
       for (gemm::SegmentTiles tiles : {gemm::SegmentTiles::narrow, gemm::SegmentTiles::wide, gemm::SegmentTiles::swapped})
-        for (gemm::SplitKWay way : {gemm::SplitKWay::whole, gemm::SplitKWay::split}) {
-          if (tiles == gemm::SegmentTiles::swapped && way == gemm::SplitKWay::split) continue;  // never split
-          gemm::segment_tiles() = tiles;
-          gemm::split_k_way() = way;
-          CAPTURE(int(tiles));
-          CAPTURE(int(way));
-          const DevMatrix y = poisoned_output(out, s.m, s.n);
-          REQUIRE(gemm::linear(a.view(), w.view(), y.out()).ok());
-          CHECK_LAUNCH();
-          if (out == DType::bf16) {
-            const auto rows = sample_rows(s.m, fresh_seed());  // and right, against float64
-            check_close(fetch_written(y), ref_gemm(a.host, w.host, rows), "linear, K segments");
-          } else {
-            (void)fetch_written(y);  // every element written
+        for (gemm::SplitKWay way : {gemm::SplitKWay::whole, gemm::SplitKWay::split})
+          for (gemm::SplitFold fold : {gemm::SplitFold::automatic, gemm::SplitFold::last_arrival}) {
+            if (tiles == gemm::SegmentTiles::swapped && way == gemm::SplitKWay::split) continue;  // never split
+            if (fold == gemm::SplitFold::last_arrival && (tiles != gemm::SegmentTiles::narrow || way != gemm::SplitKWay::split))
+              continue;  // the same kernel as automatic's
+            gemm::segment_tiles() = tiles;
+            gemm::split_k_way() = way;
+            gemm::split_fold() = fold;
+            CAPTURE(int(tiles));
+            CAPTURE(int(way));
+            CAPTURE(int(fold));
+            const DevMatrix y = poisoned_output(out, s.m, s.n);
+            REQUIRE(gemm::linear(a.view(), w.view(), y.out()).ok());
+            CHECK_LAUNCH();
+            if (out == DType::bf16) {
+              const auto rows = sample_rows(s.m, fresh_seed());  // and right, against float64
+              check_close(fetch_written(y), ref_gemm(a.host, w.host, rows), "linear, K segments");
+            } else {
+              (void)fetch_written(y);  // every element written
+            }
+            bits.push_back(download_bytes(y));
           }
-          bits.push_back(download_bytes(y));
-        }
       gemm::segment_tiles() = gemm::SegmentTiles::automatic;
       gemm::split_k_way() = gemm::SplitKWay::automatic;
+      gemm::split_fold() = gemm::SplitFold::automatic;
       for (int i = 0; i < 2; ++i) {
         const DevMatrix y = poisoned_output(out, s.m, s.n);
         REQUIRE(gemm::linear(a.view(), w.view(), y.out()).ok());

@@ -33,6 +33,7 @@ struct LaunchShape {
   unsigned cluster = 1;        // CTAs per cluster along x (1: no cluster)
   std::size_t smem = 0;        // dynamic shared memory per CTA, bytes
   bool dependent = false;      // programmatic dependent launch (sm_90+ only)
+  bool cooperative = false;    // every CTA resident at once, or the launch fails (CTAs may wait for each other)
 };
 
 template <class... Params, class... Args>
@@ -42,7 +43,7 @@ Status launch_kernel(void (*kernel)(Params...), const LaunchShape& shape, cudaSt
   config.blockDim = shape.block;
   config.dynamicSmemBytes = shape.smem;
   config.stream = stream;
-  cudaLaunchAttribute attributes[2]{};
+  cudaLaunchAttribute attributes[3]{};
   unsigned n = 0;
   if (shape.cluster > 1) {
     attributes[n].id = cudaLaunchAttributeClusterDimension;
@@ -54,6 +55,11 @@ Status launch_kernel(void (*kernel)(Params...), const LaunchShape& shape, cudaSt
   if (shape.dependent) {
     attributes[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attributes[n].val.programmaticStreamSerializationAllowed = 1;
+    ++n;
+  }
+  if (shape.cooperative) {
+    attributes[n].id = cudaLaunchAttributeCooperative;
+    attributes[n].val.cooperative = 1;
     ++n;
   }
   config.attrs = attributes;

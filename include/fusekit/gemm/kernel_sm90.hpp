@@ -166,24 +166,47 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
       };
       if constexpr (kSegmented && MainLoop::kNSub == 1) {
         static_assert(MainLoop::kFragmentFloats == SplitPlan::kPartialFloats, "SplitExchange's slot size");
-        // A whole tile folds its segments into the staging tile in turn; a split tile's item
-        // stages its one segment and meets the others in the workspace.
-        const int first = it.segment >= 0 ? it.segment : 0;
-        const int last = it.segment >= 0 ? it.segment : plan.segments.count - 1;
         AccTile tile;
-        for (int seg = first; seg <= last; ++seg) {
+        bool shared = false;
+        if constexpr (MainLoop::kStagingInRing) shared = plan.shared_fold;
+        if (shared) {
+          // One split item a CTA, the grid resident at once: both consumers stage into their
+          // adjacent ring tiles (one 128-row tile), and the tile's CTAs fold and finish a share
+          // of its rows each, on all 8 warps.
           int begin, end;
-          plan.segments.range(seg, k_blocks, begin, end);
+          plan.segments.range(it.segment, k_blocks, begin, end);
           multiply(begin, end);
           ring_drained();
+          if (rows_here) MainLoop::template stage<Fold::store, false>(s, acc, cw, 0, extent.m, row0, wr[0]);
+          const std::int64_t m0 = m_tile * MainLoop::BM;
+          const int rows = static_cast<int>(extent.m - m0 < MainLoop::BM ? extent.m - m0 : MainLoop::BM);
+          float* staged = MainLoop::staging(s, 0);
+          SharedFold::exchange(plan, it, staged, MainLoop::kTileLd, rows, threadIdx.x - 128, 256,
+                               [] { asm volatile("bar.sync 3, 256;\n" ::: "memory"); });
+          int first, last;
+          SharedFold::share(it.segment, plan.segments.count, rows, first, last);
+          if (last == first) continue;  // fewer rows than segments
+          tile = AccTile::staged(staged + first * MainLoop::kTileLd, MainLoop::kTileLd, m0 + first, last - first,
+                                 last - first, MainLoop::kSubN / 2, wr[0], threadIdx.x - 128, 256, 3);
+        } else {
+          // A whole tile folds its segments into the staging tile in turn; a split tile's item
+          // stages its one segment and meets the others in the workspace.
+          const int first = it.segment >= 0 ? it.segment : 0;
+          const int last = it.segment >= 0 ? it.segment : plan.segments.count - 1;
+          for (int seg = first; seg <= last; ++seg) {
+            int begin, end;
+            plan.segments.range(seg, k_blocks, begin, end);
+            multiply(begin, end);
+            ring_drained();
+            if (!rows_here) continue;
+            tile = seg == first ? MainLoop::stage(s, acc, cw, 0, extent.m, row0, wr[0])
+                                : MainLoop::template stage<Fold::add>(s, acc, cw, 0, extent.m, row0, wr[0]);
+          }
           if (!rows_here) continue;
-          tile = seg == first ? MainLoop::stage(s, acc, cw, 0, extent.m, row0, wr[0])
-                              : MainLoop::template stage<Fold::add>(s, acc, cw, 0, extent.m, row0, wr[0]);
+          if (it.segment >= 0 &&
+              !SplitExchange<MainLoop::kConsumers>::publish_or_fold(plan, it, cw, tile, &s.arrived[cw]))
+            continue;  // a partner folds this tile
         }
-        if (!rows_here) continue;
-        if (it.segment >= 0 &&
-            !SplitExchange<MainLoop::kConsumers>::publish_or_fold(plan, it, cw, tile, &s.arrived[cw]))
-          continue;  // a partner folds this tile
         Epi::apply(params, tile);
       } else if constexpr (kSegmented) {
         // 128 x 256 tiles: the same segments and additions. A whole tile folds N-tile 0 in the
@@ -408,8 +431,19 @@ Status launch_sm90(const GemmOperands<T>& op, const typename Epi::Params& params
   constexpr bool kOverlaps = MainLoop::kSegmented && MainLoop::kStagingInRing;  // see grid_overlap()
   const GridOverlap overlap = kOverlaps ? grid_overlap().load(std::memory_order_relaxed) : GridOverlap::none;
   shape.dependent = overlap != GridOverlap::none;
+  SplitPlan launched = plan;
+  if constexpr (MainLoop::kSegmented && MainLoop::kStagingInRing && MainLoop::kNSub == 1) {
+    // Every item split and one a CTA (few_rows_one_range): SharedFold, where the grid fits.
+    int per_sm = 0;
+    FUSEKIT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, MainLoop::kThreads,
+                                                                   MainLoop::kSmemBytes));
+    launched.shared_fold = plan.segments.count > 1 && plan.whole_tiles == 0 && items <= shape.grid.x &&
+                           std::int64_t(per_sm) * device.sm_count >= items &&
+                           split_fold().load(std::memory_order_relaxed) == SplitFold::automatic;
+    shape.cooperative = launched.shared_fold;
+  }
   return launch_kernel(kernel, shape, stream, a_map, w_map, GemmExtent{op.m, op.n, op.k}, n_tiles, order,
-                       params, plan, overlap);
+                       params, launched, overlap);
 }
 
 }  // namespace detail

@@ -9,7 +9,9 @@
 //    tiles, fragment_fold.hpp) or its registers alone (swapped 160-token tiles);
 //  * split: S CTAs each compute one p_s and publish it to a global workspace; whichever arrives
 //    last folds the S partials in segment order and runs the epilogue (`SplitExchange`). No CTA
-//    waits for another, so any grid and any residency works.
+//    waits for another, so any grid and any residency works. Where the runtime guarantees that
+//    the grid is resident at once (a cooperative launch of the few-row kernel), the S CTAs wait
+//    for each other instead and each folds and finishes a share of the tile's rows (`SharedFold`).
 // Both do the same float additions in the same order, so the bits do not depend on the way, and
 // S is chosen from N, K and the GPU alone (`choose_k_segments`): a row's result never depends on
 // how many rows share the call. Split tiles fill what whole tiles leave idle: all of the grid at
@@ -58,6 +60,7 @@ struct SplitPlan {
   float* partials = nullptr;     // [split tiles][consumers][segments][partial floats]
   unsigned* arrivals = nullptr;  // [split tiles][consumers]
   float* running = nullptr;      // 128 x 256 tiles: [CTAs][consumers][fragment floats]
+  bool shared_fold = false;      // SharedFold: set only for a cooperative launch, one item a CTA
 
   FUSEKIT_HD constexpr std::int64_t items(std::int64_t tiles) const {
     return whole_tiles + (tiles - whole_tiles) * segments.count;
@@ -68,6 +71,20 @@ struct SplitPlan {
     return {whole_tiles + split, static_cast<int>(u - split * segments.count), split};
   }
 };
+
+// ((p0 + p1) + p2) + ... of one float4 over `count` segments: segment `own`'s is `mine`, the
+// others' are in `partner` (the fold order of every way, so every way has the same bits).
+__device__ __forceinline__ float4 fold_segments(const float4 (&partner)[kMaxKSegments], float4 mine, int own,
+                                                int count) {
+  float4 sum = own == 0 ? mine : partner[0];
+#pragma unroll
+  for (int s = 1; s < kMaxKSegments; ++s) {
+    if (s >= count) break;
+    const float4 p = s == own ? mine : partner[s];
+    sum.x = sum.x + p.x, sum.y = sum.y + p.y, sum.z = sum.z + p.z, sum.w = sum.w + p.w;
+  }
+  return sum;
+}
 
 // A group's arrival at a split tile, after each of its threads stored its partial: true for the
 // group that arrived last (`count` arrivals in all), which then may read every partner's
@@ -121,19 +138,87 @@ template <int Consumers> struct SplitExchange {
         const int i = first + j * t.threads;
         if (i >= vectors) break;
         float4* own = reinterpret_cast<float4*>(&t.at(i >> 5, (i & 31) * 4));
-        const float4 mine_v = *own;
-        float4 sum = it.segment == 0 ? mine_v : v[j][0];
-#pragma unroll
-        for (int s = 1; s < kMaxKSegments; ++s) {
-          if (s >= count) break;
-          const float4 p = s == it.segment ? mine_v : v[j][s];
-          sum.x = sum.x + p.x, sum.y = sum.y + p.y, sum.z = sum.z + p.z, sum.w = sum.w + p.w;
-        }
-        *own = sum;  // each thread rewrites only what it read
+        *own = fold_segments(v[j], *own, it.segment, count);  // each thread rewrites only what it read
       }
     }
     t.sync();  // the tile is summed before the epilogue reads it
     return true;
+  }
+};
+
+// The few-row kernel's split tiles when every CTA of the grid is resident at once (cooperative
+// launch) and runs one item: the S CTAs of a tile each publish the rows of the others' shares,
+// wait until all S have, fold their own share's rows from every segment in segment order (the
+// same additions as SplitExchange) and run the epilogue on them with both consumer warpgroups.
+// Why: the last arrival of SplitExchange reads S - 1 whole partials and runs the epilogue of all
+// the rows on one warpgroup after the weight stream ends; a share is a third of that, on 8 warps.
+// Workspace per split tile: [segments][kRows][128] floats (the same size as SplitExchange's) and
+// two counters (arrivals, then reads done: the last reader zeroes both for the next launch).
+struct SharedFold {
+  static constexpr int kRows = 128, kVectors = 32;  // a CTA tile's rows; float4s of a 128-column row
+
+  // Rows [first, end) of a tile's `rows` that segment `s` of `count` folds and finishes.
+  FUSEKIT_HD static void share(int s, int count, int rows, int& first, int& end) {
+    first = s * rows / count;
+    end = (s + 1) * rows / count;
+  }
+
+  // `tile`: this CTA's staged partial of segment `it.segment`, rows [0, rows) `ld` floats apart,
+  // 128 columns; on return its share's rows hold ((p0 + p1) + ...). Run by `threads` threads
+  // (`thread` this one's index) syncing with `sync`.
+  template <class Sync>
+  __device__ static void exchange(const SplitPlan& plan, const WorkItem& it, float* tile, int ld, int rows, int thread,
+                                  int threads, Sync&& sync) {
+    const int count = plan.segments.count;
+    float* partials = plan.partials + it.split * std::int64_t(count) * kRows * 128;
+    unsigned* arrivals = plan.arrivals + 2 * it.split;
+    int first, end;
+    share(it.segment, count, rows, first, end);
+    float4* mine = reinterpret_cast<float4*>(partials + std::int64_t(it.segment) * kRows * 128);
+    sync();  // every thread's rows staged (the consumers stage without a barrier)
+    for (int i = thread; i < rows * kVectors; i += threads) {
+      const int r = i / kVectors;
+      if (r < first || r >= end) __stcg(mine + i, *reinterpret_cast<const float4*>(tile + r * ld + (i % kVectors) * 4));
+    }
+    __threadfence();  // this CTA's rows visible GPU-wide before its arrival
+    sync();
+    if (thread == 0) {
+      asm volatile("red.release.gpu.global.add.u32 [%0], 1;\n" ::"l"(arrivals) : "memory");
+      unsigned seen = 0;
+      for (;;) {  // the partners run at once (cooperative launch): they arrive
+        asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(seen) : "l"(arrivals) : "memory");
+        if (seen >= unsigned(count)) break;
+        __nanosleep(64);
+      }
+    }
+    sync();  // the acquiring load comes before every thread's reads of the partners' rows
+    // This share's partner rows from L2: all loads of a chunk go out before any is used.
+    constexpr int kChunk = 4;
+    const int vectors = (end - first) * kVectors;
+    for (int i0 = thread; i0 < vectors; i0 += kChunk * threads) {
+      float4 v[kChunk][kMaxKSegments];
+#pragma unroll
+      for (int j = 0; j < kChunk; ++j) {
+        const int i = i0 + j * threads + first * kVectors;
+#pragma unroll
+        for (int s = 0; s < kMaxKSegments; ++s)
+          if (i < end * kVectors && s < count && s != it.segment)
+            v[j][s] = __ldcg(reinterpret_cast<const float4*>(partials + std::int64_t(s) * kRows * 128) + i);
+      }
+#pragma unroll
+      for (int j = 0; j < kChunk; ++j) {
+        const int i = i0 + j * threads + first * kVectors;
+        if (i >= end * kVectors) break;
+        float4* own = reinterpret_cast<float4*>(tile + (i / kVectors) * ld + (i % kVectors) * 4);
+        *own = fold_segments(v[j], *own, it.segment, count);  // each thread rewrites only what it read
+      }
+    }
+    sync();  // the share is summed before the epilogue reads it; every partner row read
+    if (thread == 0) {
+      unsigned before;
+      asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;\n" : "=r"(before) : "l"(arrivals + 1) : "memory");
+      if (before == unsigned(count - 1)) arrivals[0] = arrivals[1] = 0;  // all S read: ready for the next launch
+    }
   }
 };
 
@@ -170,6 +255,15 @@ enum class SplitKWay : std::uint8_t { automatic, whole, split, unsplit };
 inline std::atomic<SplitKWay>& split_k_way() {
   static std::atomic<SplitKWay> way{SplitKWay::automatic};
   return way;
+}
+
+// How the few-row kernel folds its split tiles: `shared` (SharedFold) where a cooperative launch
+// can keep the grid resident, which `automatic` picks, or always the last arrival
+// (SplitExchange). The same bits either way; for tests and benchmarks.
+enum class SplitFold : std::uint8_t { automatic, last_arrival };
+inline std::atomic<SplitFold>& split_fold() {
+  static std::atomic<SplitFold> fold{SplitFold::automatic};
+  return fold;
 }
 
 }  // namespace fusekit::gemm
