@@ -36,8 +36,10 @@ struct LaunchShape {
   bool cooperative = false;    // every CTA resident at once, or the launch fails (CTAs may wait for each other)
 };
 
+// The launch, returning the runtime's own error code (callers that handle one of them).
 template <class... Params, class... Args>
-Status launch_kernel(void (*kernel)(Params...), const LaunchShape& shape, cudaStream_t stream, Args&&... args) {
+cudaError_t launch_kernel_raw(void (*kernel)(Params...), const LaunchShape& shape, cudaStream_t stream,
+                              Args&&... args) {
   cudaLaunchConfig_t config{};
   config.gridDim = shape.grid;
   config.blockDim = shape.block;
@@ -64,7 +66,12 @@ Status launch_kernel(void (*kernel)(Params...), const LaunchShape& shape, cudaSt
   }
   config.attrs = attributes;
   config.numAttrs = n;
-  FUSEKIT_CUDA_TRY(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+  return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+}
+
+template <class... Params, class... Args>
+Status launch_kernel(void (*kernel)(Params...), const LaunchShape& shape, cudaStream_t stream, Args&&... args) {
+  FUSEKIT_CUDA_TRY(launch_kernel_raw(kernel, shape, stream, std::forward<Args>(args)...));
   return {};
 }
 

@@ -442,6 +442,15 @@ Status launch_sm90(const GemmOperands<T>& op, const typename Epi::Params& params
                            split_fold().load(std::memory_order_relaxed) == SplitFold::automatic;
     shape.cooperative = launched.shared_fold;
   }
+  if (shape.cooperative) {
+    const cudaError_t e = launch_kernel_raw(kernel, shape, stream, a_map, w_map, GemmExtent{op.m, op.n, op.k},
+                                            n_tiles, order, params, launched, overlap);
+    if (e != cudaErrorCooperativeLaunchTooLarge) return e == cudaSuccess ? Status{} : Status::cuda(e, "cudaLaunchKernelEx");
+    // Fewer SMs than the device has (an MPS client's share): nothing was launched, so the tile's
+    // CTAs fold at the last arrival instead, the same bits.
+    (void)cudaGetLastError();
+    shape.cooperative = launched.shared_fold = false;
+  }
   return launch_kernel(kernel, shape, stream, a_map, w_map, GemmExtent{op.m, op.n, op.k}, n_tiles, order,
                        params, launched, overlap);
 }
