@@ -335,7 +335,8 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
 // kernels launch plainly: measured (H200, RESULTS.md, fourteenth session), the overlap made them
 // up to 5% slower, and qkv_proj at 70 tokens 25% (its 84 CTAs leave 48 SMs idle, which the next
 // grid's CTAs take early; why that costs so much is not known), while these CTAs, one k-range
-// each, gained 1-4% (prologue) and 8-12% (weights).
+// each, gained 1-4% (prologue) and 8-12% (weights) with the last-arrival fold; with SharedFold
+// `weights` gains nothing (RESULTS.md, twenty-fourth session).
 inline std::atomic<GridOverlap>& grid_overlap() {
   static std::atomic<GridOverlap> overlap{GridOverlap::prologue};
   return overlap;
