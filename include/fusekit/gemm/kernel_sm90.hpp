@@ -170,6 +170,8 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
         bool shared = false;
         if constexpr (MainLoop::kStagingInRing) shared = plan.shared_fold;
         if (shared) {
+          static_assert(MainLoop::BM == SharedFold::kRows && MainLoop::kSubN == 128 && MainLoop::kConsumers == 2,
+                        "SharedFold's tile and its two counters fill SplitExchange's slots of one split tile");
           // One split item a CTA, the grid resident at once: both consumers stage into their
           // adjacent ring tiles (one 128-row tile), and the tile's CTAs fold and finish a share
           // of its rows each, on all 8 warps.

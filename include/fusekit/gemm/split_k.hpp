@@ -51,8 +51,8 @@ struct WorkItem {
 // The kernel's plan: tiles [0, whole_tiles) of the tile order run whole, the rest split. The
 // workspace holds, per split tile and consumer warpgroup, one fp32 partial per segment (a 64 x
 // 128 staged tile, or a 128 x 256 tile's 64 x 256 fragment) and an arrival counter that is 0
-// between launches (the folding CTA resets it); for 128 x 256 tiles also each CTA's running sums
-// (fragment_fold.hpp).
+// between launches (the folding CTA resets it; SharedFold uses a tile's two counters and slots
+// as its own layout); for 128 x 256 tiles also each CTA's running sums (fragment_fold.hpp).
 struct SplitPlan {
   static constexpr int kPartialFloats = 64 * 128;  // a consumer's staged 64 x 128 tile
   KSegments segments;
@@ -257,8 +257,8 @@ inline std::atomic<SplitKWay>& split_k_way() {
   return way;
 }
 
-// How the few-row kernel folds its split tiles: `shared` (SharedFold) where a cooperative launch
-// can keep the grid resident, which `automatic` picks, or always the last arrival
+// How the few-row kernel folds its split tiles: `automatic` folds in shares (SharedFold) where a
+// cooperative launch can keep the grid resident, `last_arrival` always at the last arrival
 // (SplitExchange). The same bits either way; for tests and benchmarks.
 enum class SplitFold : std::uint8_t { automatic, last_arrival };
 inline std::atomic<SplitFold>& split_fold() {
