@@ -11,6 +11,7 @@
 //
 // Build: nvcc -std=c++20 -O3 -gencode=arch=compute_90a,code=sm_90a -I include stream_probe.cu -o stream_probe
 #include "fusekit/core/mbarrier.cuh"
+#include "fusekit/gemm/ptx_sm90.hpp"
 #include "fusekit/gemm/tensor_map.hpp"
 
 #include <cuda_runtime.h>
@@ -55,20 +56,13 @@ struct Args {
   std::uint32_t w_bytes, a_bytes, box_bytes;
 };
 
+// The library's copies (fusekit/gemm/ptx_sm90.hpp), with or without an L2 policy.
 __device__ __forceinline__ void tma_load(void* smem, const CUtensorMap* map, std::uint64_t* bar, int inner, int outer,
                                          std::uint64_t policy, bool hint) {
   if (hint)
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint"
-        " [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(smem_addr(smem)),
-        "l"(reinterpret_cast<std::uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer), "l"(policy)
-        : "memory");
+    fusekit::gemm::ptx::tma_load_2d(smem, map, bar, inner, outer, policy);
   else
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4}], [%2];\n" ::"r"(
-            smem_addr(smem)),
-        "l"(reinterpret_cast<std::uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer)
-        : "memory");
+    fusekit::gemm::ptx::tma_load_2d(smem, map, bar, inner, outer);
 }
 __device__ __forceinline__ void tma_load_multicast(void* smem, const CUtensorMap* map, std::uint64_t* bar, int inner,
                                                    int outer, std::uint16_t mask, std::uint64_t policy, bool hint) {
@@ -123,9 +117,8 @@ __global__ void __launch_bounds__(384, 1) stream(const __grid_constant__ CUtenso
   const std::uint32_t stage_bytes = args.w_bytes + args.a_bytes;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   if (threadIdx.x == 0) {
-    std::uint64_t evict_first = 0, evict_last = 0;
-    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(evict_first));
-    asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(evict_last));
+    const std::uint64_t evict_first = fusekit::gemm::ptx::l2_evict_first(),
+                        evict_last = fusekit::gemm::ptx::l2_evict_last();
     int stage = 0;
     unsigned phase = 0;
     const int boxes = args.tokens / args.box_rows;

@@ -436,12 +436,8 @@ Status launch_sm90(const GemmOperands<T>& op, const typename Epi::Params& params
   shape.dependent = overlap != GridOverlap::none;
   SplitPlan launched = plan;
   if constexpr (MainLoop::kSegmented && MainLoop::kStagingInRing && MainLoop::kNSub == 1) {
-    // Every item split and one a CTA (few_rows_one_range): SharedFold, where the grid fits.
-    int per_sm = 0;
-    FUSEKIT_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, MainLoop::kThreads,
-                                                                   MainLoop::kSmemBytes));
+    // Every item split and one a CTA (few_rows_one_range): SharedFold, on a cooperative launch.
     launched.shared_fold = plan.segments.count > 1 && plan.whole_tiles == 0 && items <= shape.grid.x &&
-                           std::int64_t(per_sm) * device.sm_count >= items &&
                            split_fold().load(std::memory_order_relaxed) == SplitFold::automatic;
     shape.cooperative = launched.shared_fold;
   }
@@ -449,8 +445,9 @@ Status launch_sm90(const GemmOperands<T>& op, const typename Epi::Params& params
     const cudaError_t e = launch_kernel_raw(kernel, shape, stream, a_map, w_map, GemmExtent{op.m, op.n, op.k},
                                             n_tiles, order, params, launched, overlap);
     if (e != cudaErrorCooperativeLaunchTooLarge) return e == cudaSuccess ? Status{} : Status::cuda(e, "cudaLaunchKernelEx");
-    // Fewer SMs than the device has (an MPS client's share): nothing was launched, so the tile's
-    // CTAs fold at the last arrival instead, the same bits.
+    // The runtime finds the grid cannot be resident at once (fewer SMs than the device has: an
+    // MPS client's share): nothing was launched, so the tile's CTAs fold at the last arrival
+    // instead, the same bits.
     (void)cudaGetLastError();
     shape.cooperative = launched.shared_fold = false;
   }

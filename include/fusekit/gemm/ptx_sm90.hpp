@@ -51,15 +51,15 @@ __device__ __forceinline__ void tma_load_2d(void* smem, const CUtensorMap* map, 
       : "memory");
 }
 // L2 policies: lines read once (a weight streamed by a one-tile call) leave first; lines every CTA
-// reads again (that call's activations) stay.
+// reads again (that call's activations) stay. Pure (not volatile): made once, not per copy.
 __device__ __forceinline__ std::uint64_t l2_evict_first() {
   std::uint64_t policy;
-  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+  asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
   return policy;
 }
 __device__ __forceinline__ std::uint64_t l2_evict_last() {
   std::uint64_t policy;
-  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(policy));
+  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(policy));
   return policy;
 }
 
