@@ -39,6 +39,15 @@ __device__ __forceinline__ void mbarrier_arrive_expect_tx(std::uint64_t* bar, st
                "r"(parity)                                                             \
                : "memory")
 __device__ __forceinline__ void mbarrier_wait(std::uint64_t* bar, std::uint32_t parity) { FUSEKIT_MBARRIER_WAIT(""); }
+// Whether the phase with the given parity has completed, without waiting (a poll between other work).
+__device__ __forceinline__ bool mbarrier_test_wait(std::uint64_t* bar, std::uint32_t parity) {
+  std::uint32_t done;
+  asm volatile("{\n .reg .pred p;\n mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+               : "=r"(done)
+               : "r"(smem_addr(bar)), "r"(parity)
+               : "memory");
+  return done != 0;
+}
 
 // `bytes` (a multiple of 16) from global to shared memory by the copy engine, both addresses
 // 16-byte aligned; completes `bytes` of transaction count on `bar`.

@@ -1,10 +1,13 @@
 // fusekit/gemm/kernel_sm90_swapped.hpp: the Hopper GEMM kernel on SwappedMainLoopSm90 (tokens as
 // the wgmma's N), warp-specialized and persistent like gemm_kernel_sm90: warpgroup 0's producer
-// streams tiles through the ring while warpgroups 1 and 2 multiply, one W half each, and then
-// run the epilogue together on the tile's token chunks, staged transposed (the producer is
-// already loading the next tile's slices meanwhile). No light tiles and no split tiles: every
-// tile runs whole, its K segments (long, narrow weights) folded in the consumers' registers. The
-// launcher takes this kernel where the token count fits its tile height better (kernel.hpp).
+// streams tiles through the ring while warpgroups 1 and 2 multiply, one W half each. The epilogue
+// runs on the tile's token chunks, staged transposed: on 232-token tiles the consumers run it
+// (the producer is already loading the next tile's slices meanwhile); 160-token tiles hand it to
+// the producer warpgroup's other three warps, so that it runs beside the next tile's wgmmas (a
+// tile's epilogue was 7-20% of its time: RESULTS.md, twenty-fifth session). No light tiles and
+// no split tiles: every tile runs whole, its K segments (long, narrow weights) folded in the
+// consumers' registers. The launcher takes this kernel where the token count fits its tile
+// height better (kernel.hpp).
 #pragma once
 
 #include "fusekit/core/device.hpp"
@@ -16,8 +19,21 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <type_traits>
 
 namespace fusekit::gemm {
+
+// Registers a thread where 160-token tiles hand their epilogue to the producer warpgroup's other
+// warps: those need more than the producer's 40 (the qkv and residual epilogues run there), and
+// the consumers hold two fragments (the accumulators and the running sum) of 80 each. The
+// consumers can only take what the producer warpgroup gives back from the launch's 168 a thread
+// (setmaxnreg.inc otherwise waits for it forever): 2 x (208 - 168) <= 168 - 88. Measured (H200,
+// 925 tokens, RESULTS.md, twenty-fifth session), 88 / 208 beat 96 / 200 (the consumers spilled in
+// their main loop) and 72 / 216 (the epilogue warps spilled 400 bytes): the consumers' registers
+// matter more, the epilogue warps have a tile's time to finish.
+inline constexpr int kLaunchRegs = 168, kEpilogueWarpRegs = 88, kConsumerRegs = 208;
+static_assert(2 * (kConsumerRegs - kLaunchRegs) <= kLaunchRegs - kEpilogueWarpRegs,
+              "the consumers' registers come from the producer warpgroup's");
 
 // CTA b takes tiles b, b + grid, ... of `order` (tile_scheduler.hpp: bands of N-tiles, every
 // token tile of a band before the next); the producer walks the same tiles.
@@ -31,15 +47,37 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
   // Aligned through the shared array, so the epilogue's tile accesses stay LDS/STS (kernel_sm90.hpp).
   const unsigned misalign = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw)) % 1024u;
   auto& s = *reinterpret_cast<Storage*>(smem_raw + (1024u - misalign) % 1024u);
-  if (threadIdx.x == 0) MainLoop::init(s);
+  constexpr int kEpilogueWarpThreads = 96;  // the producer warpgroup's warps 1-3 (see below)
+  if (threadIdx.x == 0) MainLoop::init(s, kEpilogueWarpThreads);
   __syncthreads();
 
   const int warpgroup = threadIdx.x / 128;
   const int k_blocks = static_cast<int>((extent.k + MainLoop::BK - 1) / MainLoop::BK);
   const std::int64_t tiles = order.count();
+  // Chunks of tile (m_tile): those with rows in the matrix.
+  auto chunks_of = [&](std::int64_t m_tile) {
+    const std::int64_t rows = extent.m - m_tile * MainLoop::BM;
+    const std::int64_t n = (rows + MainLoop::kChunkRows - 1) / MainLoop::kChunkRows;
+    return static_cast<int>(n < MainLoop::kChunks ? n : MainLoop::kChunks);
+  };
+  // The epilogue's view of chunk `chunk` of tile (m_tile, wr), run by `threads` threads.
+  auto chunk_tile = [&](std::int64_t m_tile, int chunk, const WeightRows& wr, int thread, int threads, int barrier) {
+    const std::int64_t row0 = m_tile * MainLoop::BM + chunk * MainLoop::kChunkRows;
+    const int chunk_rows = MainLoop::BM - chunk * MainLoop::kChunkRows < MainLoop::kChunkRows
+                               ? MainLoop::BM - chunk * MainLoop::kChunkRows
+                               : MainLoop::kChunkRows;  // the tile's last chunk may be shorter
+    return AccTile::staged(s.staging, MainLoop::kTileLd, row0, extent.m - row0, chunk_rows, MainLoop::kHalfRows, wr,
+                           thread, threads, barrier);
+  };
   RingPosition pos;
+  // 160-token tiles hand their epilogue to the producer warpgroup's three other warps: the
+  // consumers stage a tile's first chunk and go on with the next tile, staging its other chunks
+  // from the running sum between their first k-slices, while those warps run the epilogue beside
+  // the tensor cores. A CTA's last tile has nothing to hide behind: all 11 warps run it.
+  constexpr bool kHandOff = MainLoop::kFoldsSegments;
+  constexpr int kJointThreads = kEpilogueWarpThreads + 256;
   if (warpgroup == 0) {
-    ptx::setmaxnreg_dec<40>();
+    ptx::setmaxnreg_dec<kHandOff ? kEpilogueWarpRegs : 40>();
     if (threadIdx.x == 0) {
       ptx::prefetch_tensor_map(&a_map);
       ptx::prefetch_tensor_map(&w_map);
@@ -49,43 +87,100 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
         const WeightRows wr = Epi::weight_rows(params, extent.n, MainLoop::kSubN, n_tile);
         MainLoop::produce(s, pos, &a_map, &w_map, k_blocks, m_tile * MainLoop::BM, wr);
       }
-    }
-  } else {
-    ptx::setmaxnreg_inc<232>();
-    const int cw = warpgroup - 1;
-    for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
-      std::int64_t m_tile, n_tile;
-      order.coords(t, m_tile, n_tile);
-      typename MainLoop::Accumulators acc, running;  // running: the fold of the segments so far
-      if constexpr (MainLoop::kFoldsSegments) {
-        // K in one segment has its own loop: no running sum stays live through its wgmmas.
-        if (segments.count == 1) {
-          MainLoop::consume(s, pos, 0, k_blocks, cw, acc);
-          MainLoop::fold(running, acc, true);
-        } else {
-          for (int seg = 0; seg < segments.count; ++seg) {
-            int begin, end;
-            segments.range(seg, k_blocks, begin, end);
-            MainLoop::consume(s, pos, begin, end, cw, acc);
-            MainLoop::fold(running, acc, seg == 0);
+    } else if (kHandOff && threadIdx.x >= 32) {
+      const int thread = threadIdx.x - 32;
+      std::uint32_t handoffs = 0;  // chunks taken from the consumers so far
+      for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+        std::int64_t m_tile, n_tile;
+        order.coords(t, m_tile, n_tile);
+        const WeightRows wr = Epi::weight_rows(params, extent.n, MainLoop::kSubN, n_tile);
+        const bool last = t + gridDim.x >= tiles;
+        const int chunks = chunks_of(m_tile);
+#pragma unroll 1
+        for (int chunk = 0; chunk < chunks; ++chunk) {  // one call site of the epilogue a mode
+          if (!last) {
+            ptx::mbarrier_wait(&s.staged_full, handoffs & 1u);
+            AccTile tile = chunk_tile(m_tile, chunk, wr, thread, kEpilogueWarpThreads, 4);
+            Epi::apply(params, tile);
+            ptx::mbarrier_arrive(&s.staged_empty);  // every reader's own release of the chunk
+            ++handoffs;
+          } else {
+            asm volatile("bar.sync 5, %0;\n" ::"n"(kJointThreads) : "memory");  // the chunk is staged
+            AccTile tile = chunk_tile(m_tile, chunk, wr, thread, kJointThreads, 5);
+            Epi::apply(params, tile);  // ends with the joint barrier: the staging tile is free again
           }
         }
-      } else {
-        MainLoop::consume(s, pos, 0, k_blocks, cw, acc);  // the launcher gives these tiles one segment
       }
-      const WeightRows wr = Epi::weight_rows(params, extent.n, MainLoop::kSubN, n_tile);
+    }
+  } else {
+    ptx::setmaxnreg_inc<kHandOff ? kConsumerRegs : 232>();
+    const int cw = warpgroup - 1;
+    if constexpr (kHandOff) {
+      typename MainLoop::Accumulators acc, running;  // running: the fold of the segments so far
+      std::uint32_t handoffs = 0;       // chunks handed to the epilogue warps so far
+      int pending = 0, staged_end = 0;  // the previous tile's chunks [pending, staged_end) are still to stage
+      // Hands chunk `pending` of the running sum to the epilogue warps once they have freed the
+      // staging tile (waiting for that if `wait`); each consumer thread arrives for its own part.
+      auto hand_off = [&](bool wait, auto first_chunk) {
+        if (pending >= staged_end) return;
+        const std::uint32_t freed = (handoffs & 1u) ^ 1u;
+        if (wait)
+          ptx::mbarrier_wait(&s.staged_empty, freed);
+        else if (!ptx::mbarrier_test_wait(&s.staged_empty, freed))
+          return;
+        MainLoop::template stage<decltype(first_chunk)::value>(s, running, cw, pending);
+        ptx::mbarrier_arrive(&s.staged_full);
+        ++handoffs;
+        ++pending;
+      };
+      using Later = std::integral_constant<int, 1>;  // chunks after a tile's first
+      for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+        std::int64_t m_tile, n_tile;
+        order.coords(t, m_tile, n_tile);
+        for (int seg = 0; seg < segments.count; ++seg) {
+          int begin = 0, end = k_blocks;
+          if (segments.count > 1) segments.range(seg, k_blocks, begin, end);
+          if (seg == 0) {
+            MainLoop::consume(s, pos, begin, end, cw, acc, [&] { hand_off(false, Later{}); });
+            while (pending < staged_end) hand_off(true, Later{});  // the fold below overwrites the running sum
+          } else {
+            MainLoop::consume(s, pos, begin, end, cw, acc);
+          }
+          MainLoop::fold(running, acc, seg == 0);
+        }
+        const int chunks = chunks_of(m_tile);
+        if (t + gridDim.x < tiles) {
+          pending = 0, staged_end = chunks;
+          hand_off(true, std::integral_constant<int, 0>{});  // the first chunk now, the others between the next tile's k-slices
+          continue;
+        }
+        // The CTA's last tile: once the epilogue warps are done with the chunks handed to them,
+        // the consumers stage each chunk and all 11 warps run its epilogue.
+        if (handoffs > 0) ptx::mbarrier_wait(&s.staged_empty, (handoffs & 1u) ^ 1u);
+        const WeightRows wr = Epi::weight_rows(params, extent.n, MainLoop::kSubN, n_tile);
 #pragma unroll 1
-      for (int chunk = 0; chunk < MainLoop::kChunks; ++chunk) {  // one call site of the epilogue
-        const std::int64_t row0 = m_tile * MainLoop::BM + chunk * MainLoop::kChunkRows;
-        if (row0 >= extent.m) break;
-        MainLoop::stage(s, MainLoop::kFoldsSegments ? running : acc, cw, chunk);
-        asm volatile("bar.sync 3, 256;\n" ::: "memory");  // both W halves staged
-        const int chunk_rows = MainLoop::BM - chunk * MainLoop::kChunkRows < MainLoop::kChunkRows
-                                   ? MainLoop::BM - chunk * MainLoop::kChunkRows
-                                   : MainLoop::kChunkRows;  // the tile's last chunk may be shorter
-        AccTile tile = AccTile::staged(s.staging, MainLoop::kTileLd, row0, extent.m - row0, chunk_rows,
-                                       MainLoop::kHalfRows, wr, threadIdx.x - 128, 256, 3);
-        Epi::apply(params, tile);  // ends with the 256 threads' barrier: the staging tile is free again
+        for (int chunk = 0; chunk < chunks; ++chunk) {
+          MainLoop::stage(s, running, cw, chunk);
+          asm volatile("bar.sync 5, %0;\n" ::"n"(kJointThreads) : "memory");  // both W halves staged
+          AccTile tile = chunk_tile(m_tile, chunk, wr, kEpilogueWarpThreads + threadIdx.x - 128, kJointThreads, 5);
+          Epi::apply(params, tile);  // ends with the joint barrier: the staging tile is free again
+        }
+      }
+    } else {
+      for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+        std::int64_t m_tile, n_tile;
+        order.coords(t, m_tile, n_tile);
+        typename MainLoop::Accumulators acc;
+        MainLoop::consume(s, pos, 0, k_blocks, cw, acc);  // the launcher gives these tiles one segment
+        const WeightRows wr = Epi::weight_rows(params, extent.n, MainLoop::kSubN, n_tile);
+        const int chunks = chunks_of(m_tile);
+#pragma unroll 1
+        for (int chunk = 0; chunk < chunks; ++chunk) {  // one call site of the epilogue
+          MainLoop::stage(s, acc, cw, chunk);
+          asm volatile("bar.sync 3, 256;\n" ::: "memory");  // both W halves staged
+          AccTile tile = chunk_tile(m_tile, chunk, wr, threadIdx.x - 128, 256, 3);
+          Epi::apply(params, tile);  // ends with the 256 threads' barrier: the staging tile is free again
+        }
       }
     }
   }

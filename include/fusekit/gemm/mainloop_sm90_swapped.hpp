@@ -55,11 +55,21 @@ struct SwappedMainLoopSm90 {
     alignas(16) float staging[kChunkRows * kTileLd];
     std::uint64_t full[kStages];
     std::uint64_t empty[kStages];
+    // The staging tile handed from the consumers to the epilogue warps (kernel_sm90_swapped.hpp):
+    // staged_full completes once every consumer thread wrote its part of a chunk, staged_empty
+    // once the epilogue warps are done reading it.
+    std::uint64_t staged_full;
+    std::uint64_t staged_empty;
   };
   static constexpr std::size_t kSmemBytes = sizeof(SharedStorage) + 1024;  // + room to align the base
   static_assert(kABytes % 1024 == 0, "stages stay 1024-byte aligned for the 128-byte swizzle");
 
-  __device__ static void init(SharedStorage& s) { init_ring(s.full, s.empty, kConsumers * 4); }
+  // `readers`: the threads that read a handed-over chunk (each arrives on staged_empty).
+  __device__ static void init(SharedStorage& s, unsigned readers) {
+    ptx::mbarrier_init(&s.staged_full, kConsumers * 128);
+    ptx::mbarrier_init(&s.staged_empty, readers);
+    init_ring(s.full, s.empty, kConsumers * 4);  // ends with the fence that publishes every barrier
+  }
 
   // Producer (one thread): every k-slice of one tile, tokens [m0, m0 + BM) and both W halves.
   __device__ static void produce(SharedStorage& s, RingPosition& pos, const CUtensorMap* a_map,
@@ -84,8 +94,11 @@ struct SwappedMainLoopSm90 {
   // that read it retired. Where segments fold, the first slice is peeled off and its first wgmma
   // only writes the accumulators: ptxas then sees them dead between one sum and the next, so the
   // running sum and the epilogue do not hold a second fragment's registers.
+  // `between()` runs after each slice's batch is issued, while the tensor cores work on it (the
+  // kernel stages the previous tile's chunks there); it must not touch the accumulators.
+  template <class Between>
   __device__ static void consume(SharedStorage& s, RingPosition& pos, int kb_begin, int kb_end, int cw,
-                                 Accumulators& acc) {
+                                 Accumulators& acc, Between&& between) {
     BatchReleaser release;
     auto slice = [&](int kb, auto first_slice) {
       ptx::mbarrier_wait(&s.full[pos.stage], pos.phase);
@@ -104,6 +117,7 @@ struct SwappedMainLoopSm90 {
       ptx::wgmma_commit_group();
       release.committed(s.empty, pos.stage);
       pos.advance<kStages>();
+      between();
     };
     int kb = kb_begin;
     if constexpr (kFoldsSegments) slice(kb++, std::true_type{});
@@ -111,6 +125,10 @@ struct SwappedMainLoopSm90 {
     release.drain(s.empty);
 #pragma unroll
     for (int i = 0; i < BM / 2; ++i) ptx::fence_registers(acc.v[i]);
+  }
+  __device__ static void consume(SharedStorage& s, RingPosition& pos, int kb_begin, int kb_end, int cw,
+                                 Accumulators& acc) {
+    consume(s, pos, kb_begin, kb_end, cw, acc, [] {});
   }
 
   // After each K segment: running = acc (the first) or running + acc. Only reads the accumulators
@@ -138,12 +156,12 @@ struct SwappedMainLoopSm90 {
     }
   }
 
-  // Chunk `chunk` (run time) staged by both consumers: one call site a chunk index, so the
-  // fragment is only ever indexed by constants and stays in registers.
-  __device__ static void stage(SharedStorage& s, const Accumulators& acc, int cw, int chunk) {
+  // Chunk `chunk` (run time, at least kFirst) staged by both consumers: one call site a chunk
+  // index, so the fragment is only ever indexed by constants and stays in registers.
+  template <int kFirst = 0> __device__ static void stage(SharedStorage& s, const Accumulators& acc, int cw, int chunk) {
     [&]<int... C>(std::integer_sequence<int, C...>) {
-      ((chunk == C ? stage_chunk<C>(s, acc, cw) : void()), ...);
-    }(std::make_integer_sequence<int, kChunks>{});
+      ((chunk == kFirst + C ? stage_chunk<kFirst + C>(s, acc, cw) : void()), ...);
+    }(std::make_integer_sequence<int, kChunks - kFirst>{});
   }
 };
 

@@ -24,6 +24,7 @@ using fusekit::ptx::fence_barrier_init;
 using fusekit::ptx::mbarrier_arrive;
 using fusekit::ptx::mbarrier_arrive_expect_tx;
 using fusekit::ptx::mbarrier_init;
+using fusekit::ptx::mbarrier_test_wait;
 using fusekit::ptx::mbarrier_wait;
 
 // ---- bulk tensor copy (TMA) ----
