@@ -4,7 +4,7 @@
 // runs on the tile's token chunks, staged transposed: on 232-token tiles the consumers run it
 // (the producer is already loading the next tile's slices meanwhile); 160-token tiles hand it to
 // the producer warpgroup's other three warps, so that it runs beside the next tile's wgmmas (a
-// tile's epilogue was 7-20% of its time: RESULTS.md, twenty-fifth session). No light tiles and
+// tile's epilogue was 7-21% of its time: RESULTS.md, twenty-fifth session). No light tiles and
 // no split tiles: every tile runs whole, its K segments (long, narrow weights) folded in the
 // consumers' registers. The launcher takes this kernel where the token count fits its tile
 // height better (kernel.hpp).

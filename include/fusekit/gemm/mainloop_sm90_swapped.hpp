@@ -15,8 +15,9 @@
 // Long, narrow weights cut K into segments (split_k.hpp). 160-token tiles fold them in the
 // registers: a second fragment holds ((p0 + p1) + ...) of the segments so far, the
 // additions of split_k.hpp in its order (so the bits are the other tiles' bits), and is what the
-// tile stages (a copy of the accumulators where K is one segment: only one fragment stays live
-// through the epilogue). 232-token tiles have no registers for it.
+// tile stages (a copy of the accumulators where K is one segment). The kernel hands a tile's
+// epilogue over from that fragment (kernel_sm90_swapped.hpp), so it stays live beside the next
+// tile's accumulators through that tile's first segment. 232-token tiles have no registers for it.
 #pragma once
 
 #include "fusekit/gemm/epilogue/tile.hpp"
@@ -45,8 +46,8 @@ struct SwappedMainLoopSm90 {
   static constexpr int kChunkRows = ChunkRows, kChunks = (BM + kChunkRows - 1) / kChunkRows;
   static constexpr int kTileLd = kSubN + 4;
   static_assert(kChunkRows % 8 == 0);
-  // A second m64n160 fragment for the segments' running sum fits the 168 registers ptxas
-  // allocates (no spill); m64n232's would not. (The peeled first wgmma below is m64n160k16.)
+  // A second m64n160 fragment for the segments' running sum fits a consumer's 208 registers (no
+  // spill; kernel_sm90_swapped.hpp); m64n232's would not. (The peeled first wgmma below is m64n160k16.)
   static constexpr bool kFoldsSegments = BM == 160;
 
   struct SharedStorage {

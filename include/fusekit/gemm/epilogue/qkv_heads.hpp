@@ -60,7 +60,7 @@ template <class T, class OutT> struct QkvHeads {
   }
 
  private:
-  static constexpr int kRowsInFlight = 2;  // rows whose cos/sin loads a warp issues together (4 spill at 168 registers)
+  static constexpr int kRowsInFlight = 2;  // rows whose cos/sin loads a warp issues together (4 spill at 168 registers; at 2 the 88 of swapped tiles' epilogue warps spill a little)
 
   // p.parts[s] by selects: a dynamic index into the kernel parameters would copy them to the stack.
   __device__ static Part part_at(const Params& p, int s) { return s == 0 ? p.parts[0] : s == 1 ? p.parts[1] : p.parts[2]; }

@@ -28,7 +28,7 @@ template <class R, class G> struct AddResidual {
       // kUnroll runs of 8 per thread at a time, every global load issued before the first use:
       // the loop is bound by load latency, so loads must overlap (the row's idx, then 16-byte
       // residual and gate loads; raw 16-bit values keep the registers few).
-      constexpr int kUnroll = sizeof(R) == 4 ? 2 : 4;  // within 168 registers beside the accumulators
+      constexpr int kUnroll = sizeof(R) == 4 ? 2 : 4;  // within a consumer's registers beside the accumulators (the 88 of swapped tiles' epilogue warps spill a little)
       const int chunks = t.cols / 8, n = t.rows * chunks;
       // Item i = thread + k * threads is (row, 8-column run) (i / chunks, i % chunks); where the
       // group covers whole rows (128 threads, 16 runs) a thread keeps its run and steps k rows

@@ -20,8 +20,9 @@ struct AccTile {
   std::int64_t col0 = 0;   // global output column of tile column 0
   WeightRows source;       // which W rows produced the accumulator columns (see operands.hpp)
   int half = 0;            // tile columns per source half
-  // The threads that run the epilogue: all of a portable CTA, or one consumer warpgroup of a
-  // warp-specialized one (whose producer must not be stopped by the epilogue's barriers).
+  // The threads that run the epilogue: all of a portable CTA, or some whole warps of a warp-
+  // specialized one (a consumer warpgroup, both, the producer warpgroup's three epilogue warps,
+  // or those and the consumers: kernel_sm90*.hpp), whose producer must not be stopped by them.
   int thread = 0, threads = 0;  // this thread's index within the group, group size (whole warps)
   int barrier = 0;              // 0: __syncthreads; else the named barrier the group syncs on
 
