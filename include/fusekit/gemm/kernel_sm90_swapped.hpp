@@ -69,13 +69,26 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
     return AccTile::staged(s.staging, MainLoop::kTileLd, row0, extent.m - row0, chunk_rows, MainLoop::kHalfRows, wr,
                            thread, threads, barrier);
   };
+  // Consumer cw stages its half of each chunk of tile (m_tile, wr) from `frag` in turn, and the
+  // group (`threads` threads syncing on `barrier`, this one `thread`) runs the epilogue on it.
+  auto stage_and_finish = [&](const typename MainLoop::Accumulators& frag, int cw, std::int64_t m_tile,
+                              const WeightRows& wr, int thread, int threads, int barrier) {
+    const int chunks = chunks_of(m_tile);
+#pragma unroll 1
+    for (int chunk = 0; chunk < chunks; ++chunk) {  // one call site of the epilogue
+      MainLoop::stage(s, frag, cw, chunk);
+      AccTile tile = chunk_tile(m_tile, chunk, wr, thread, threads, barrier);
+      tile.sync();               // both W halves staged
+      Epi::apply(params, tile);  // ends with the group's barrier: the staging tile is free again
+    }
+  };
   RingPosition pos;
   // 160-token tiles hand their epilogue to the producer warpgroup's three other warps: the
   // consumers stage a tile's first chunk and go on with the next tile, staging its other chunks
   // from the running sum between their first k-slices, while those warps run the epilogue beside
   // the tensor cores. A CTA's last tile has nothing to hide behind: all 11 warps run it.
   constexpr bool kHandOff = MainLoop::kFoldsSegments;
-  constexpr int kJointThreads = kEpilogueWarpThreads + 256;
+  constexpr int kJointThreads = kEpilogueWarpThreads + MainLoop::kConsumers * 128;
   if (warpgroup == 0) {
     ptx::setmaxnreg_dec<kHandOff ? kEpilogueWarpRegs : 40>();
     if (threadIdx.x == 0) {
@@ -104,10 +117,10 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
             Epi::apply(params, tile);
             ptx::mbarrier_arrive(&s.staged_empty);  // every reader's own release of the chunk
             ++handoffs;
-          } else {
-            asm volatile("bar.sync 5, %0;\n" ::"n"(kJointThreads) : "memory");  // the chunk is staged
+          } else {  // the consumers' stage_and_finish, below
             AccTile tile = chunk_tile(m_tile, chunk, wr, thread, kJointThreads, 5);
-            Epi::apply(params, tile);  // ends with the joint barrier: the staging tile is free again
+            tile.sync();  // the chunk is staged
+            Epi::apply(params, tile);
           }
         }
       }
@@ -119,14 +132,15 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
       typename MainLoop::Accumulators acc, running;  // running: the fold of the segments so far
       std::uint32_t handoffs = 0;       // chunks handed to the epilogue warps so far
       int pending = 0, staged_end = 0;  // the previous tile's chunks [pending, staged_end) are still to stage
+      // The parity that staged_empty completes once the epilogue warps released every chunk handed to them.
+      auto all_released = [&] { return (handoffs & 1u) ^ 1u; };
       // Hands chunk `pending` of the running sum to the epilogue warps once they have freed the
       // staging tile (waiting for that if `wait`); each consumer thread arrives for its own part.
       auto hand_off = [&](bool wait, auto first_chunk) {
         if (pending >= staged_end) return;
-        const std::uint32_t freed = (handoffs & 1u) ^ 1u;
         if (wait)
-          ptx::mbarrier_wait(&s.staged_empty, freed);
-        else if (!ptx::mbarrier_test_wait(&s.staged_empty, freed))
+          ptx::mbarrier_wait(&s.staged_empty, all_released());
+        else if (!ptx::mbarrier_test_wait(&s.staged_empty, all_released()))
           return;
         MainLoop::template stage<decltype(first_chunk)::value>(s, running, cw, pending);
         ptx::mbarrier_arrive(&s.staged_full);
@@ -138,8 +152,8 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
         std::int64_t m_tile, n_tile;
         order.coords(t, m_tile, n_tile);
         for (int seg = 0; seg < segments.count; ++seg) {
-          int begin = 0, end = k_blocks;
-          if (segments.count > 1) segments.range(seg, k_blocks, begin, end);
+          int begin, end;
+          segments.range(seg, k_blocks, begin, end);
           if (seg == 0) {
             MainLoop::consume(s, pos, begin, end, cw, acc, [&] { hand_off(false, Later{}); });
             while (pending < staged_end) hand_off(true, Later{});  // the fold below overwrites the running sum
@@ -148,23 +162,16 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
           }
           MainLoop::fold(running, acc, seg == 0);
         }
-        const int chunks = chunks_of(m_tile);
         if (t + gridDim.x < tiles) {
-          pending = 0, staged_end = chunks;
+          pending = 0, staged_end = chunks_of(m_tile);
           hand_off(true, std::integral_constant<int, 0>{});  // the first chunk now, the others between the next tile's k-slices
           continue;
         }
         // The CTA's last tile: once the epilogue warps are done with the chunks handed to them,
         // the consumers stage each chunk and all 11 warps run its epilogue.
-        if (handoffs > 0) ptx::mbarrier_wait(&s.staged_empty, (handoffs & 1u) ^ 1u);
-        const WeightRows wr = Epi::weight_rows(params, extent.n, MainLoop::kSubN, n_tile);
-#pragma unroll 1
-        for (int chunk = 0; chunk < chunks; ++chunk) {
-          MainLoop::stage(s, running, cw, chunk);
-          asm volatile("bar.sync 5, %0;\n" ::"n"(kJointThreads) : "memory");  // both W halves staged
-          AccTile tile = chunk_tile(m_tile, chunk, wr, kEpilogueWarpThreads + threadIdx.x - 128, kJointThreads, 5);
-          Epi::apply(params, tile);  // ends with the joint barrier: the staging tile is free again
-        }
+        ptx::mbarrier_wait(&s.staged_empty, all_released());  // at once where nothing was handed over
+        stage_and_finish(running, cw, m_tile, Epi::weight_rows(params, extent.n, MainLoop::kSubN, n_tile),
+                         kEpilogueWarpThreads + threadIdx.x - 128, kJointThreads, 5);
       }
     } else {
       for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
@@ -172,15 +179,8 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
         order.coords(t, m_tile, n_tile);
         typename MainLoop::Accumulators acc;
         MainLoop::consume(s, pos, 0, k_blocks, cw, acc);  // the launcher gives these tiles one segment
-        const WeightRows wr = Epi::weight_rows(params, extent.n, MainLoop::kSubN, n_tile);
-        const int chunks = chunks_of(m_tile);
-#pragma unroll 1
-        for (int chunk = 0; chunk < chunks; ++chunk) {  // one call site of the epilogue
-          MainLoop::stage(s, acc, cw, chunk);
-          asm volatile("bar.sync 3, 256;\n" ::: "memory");  // both W halves staged
-          AccTile tile = chunk_tile(m_tile, chunk, wr, threadIdx.x - 128, 256, 3);
-          Epi::apply(params, tile);  // ends with the 256 threads' barrier: the staging tile is free again
-        }
+        stage_and_finish(acc, cw, m_tile, Epi::weight_rows(params, extent.n, MainLoop::kSubN, n_tile),
+                         threadIdx.x - 128, MainLoop::kConsumers * 128, 3);
       }
     }
   }
