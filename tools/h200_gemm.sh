@@ -15,7 +15,7 @@ run_step() {  # name, timeout, command...
 if [[ $steps == *" sanitize "* ]]; then
   # The small and odd shapes of every epilogue; the full-size H3 cases take too long under the tools.
   cases='linear:*,linear_glu:*,linear_residual:*,HeadRmsNorm*,linear_qkv:*,fc1_swiglu: the tiny*,out_proj and fc2: the tiny*'
-  for tool in ${SANITIZE_TOOLS:-memcheck racecheck}; do
+  for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
     run_step "sanitize_$tool" 170 compute-sanitizer --tool "$tool" --error-exitcode 9 "$dir/fusekit_test_gemm" -tc="$cases"
   done
 fi

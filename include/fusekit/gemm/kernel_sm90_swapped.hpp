@@ -86,9 +86,11 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
   // 160-token tiles hand their epilogue to the producer warpgroup's three other warps: the
   // consumers stage a tile's first chunk and go on with the next tile, staging its other chunks
   // from the running sum between their first k-slices, while those warps run the epilogue beside
-  // the tensor cores. A CTA's last tile has nothing to hide behind: all 11 warps run it.
+  // the tensor cores. A CTA's last tile has nothing to hide behind; the consumers run it
+  // themselves. (All 11 warps behind one named barrier were 0.3-0.6% faster, but met there from
+  // two places in the code, which bar.sync, the aligned form, leaves undefined: synccheck reported
+  // it and racecheck a staging race across it. RESULTS.md, twenty-sixth session.)
   constexpr bool kHandOff = MainLoop::kFoldsSegments;
-  constexpr int kJointThreads = kEpilogueWarpThreads + MainLoop::kConsumers * 128;
   if (warpgroup == 0) {
     ptx::setmaxnreg_dec<kHandOff ? kEpilogueWarpRegs : 40>();
     if (threadIdx.x == 0) {
@@ -103,25 +105,18 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
     } else if (kHandOff && threadIdx.x >= 32) {
       const int thread = threadIdx.x - 32;
       std::uint32_t handoffs = 0;  // chunks taken from the consumers so far
-      for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+      for (std::int64_t t = blockIdx.x; t + gridDim.x < tiles; t += gridDim.x) {  // all but the CTA's last tile
         std::int64_t m_tile, n_tile;
         order.coords(t, m_tile, n_tile);
         const WeightRows wr = Epi::weight_rows(params, extent.n, MainLoop::kSubN, n_tile);
-        const bool last = t + gridDim.x >= tiles;
         const int chunks = chunks_of(m_tile);
 #pragma unroll 1
-        for (int chunk = 0; chunk < chunks; ++chunk) {  // one call site of the epilogue a mode
-          if (!last) {
-            ptx::mbarrier_wait(&s.staged_full, handoffs & 1u);
-            AccTile tile = chunk_tile(m_tile, chunk, wr, thread, kEpilogueWarpThreads, 4);
-            Epi::apply(params, tile);
-            ptx::mbarrier_arrive(&s.staged_empty);  // every reader's own release of the chunk
-            ++handoffs;
-          } else {  // the consumers' stage_and_finish, below
-            AccTile tile = chunk_tile(m_tile, chunk, wr, thread, kJointThreads, 5);
-            tile.sync();  // the chunk is staged
-            Epi::apply(params, tile);
-          }
+        for (int chunk = 0; chunk < chunks; ++chunk) {  // one call site of the epilogue
+          ptx::mbarrier_wait(&s.staged_full, handoffs & 1u);
+          AccTile tile = chunk_tile(m_tile, chunk, wr, thread, kEpilogueWarpThreads, 4);
+          Epi::apply(params, tile);
+          ptx::mbarrier_arrive(&s.staged_empty);  // every reader's own release of the chunk
+          ++handoffs;
         }
       }
     }
@@ -168,10 +163,10 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
           continue;
         }
         // The CTA's last tile: once the epilogue warps are done with the chunks handed to them,
-        // the consumers stage each chunk and all 11 warps run its epilogue.
+        // the consumers stage each chunk and run its epilogue.
         ptx::mbarrier_wait(&s.staged_empty, all_released());  // at once where nothing was handed over
         stage_and_finish(running, cw, m_tile, Epi::weight_rows(params, extent.n, MainLoop::kSubN, n_tile),
-                         kEpilogueWarpThreads + threadIdx.x - 128, kJointThreads, 5);
+                         threadIdx.x - 128, MainLoop::kConsumers * 128, 3);
       }
     } else {
       for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
