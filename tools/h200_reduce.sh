@@ -14,7 +14,7 @@ if [[ $steps == *" sanitize "* ]]; then
   # A subset that reaches every layout (sub-warp to 16-CTA clusters, the staged kernel forced and
   # automatic), misaligned and strided pointers, in place, residual, modulation and rejected calls,
   # within the lease's minutes.
-  for tool in memcheck racecheck synccheck; do  # synccheck: barriers reached by diverged warps
+  for tool in memcheck racecheck synccheck; do  # synccheck: barrier misuse (e.g. one bar.sync met from two code paths)
     echo "== compute-sanitizer $tool"
     timeout 150 compute-sanitizer --tool "$tool" --error-exitcode 9 "$dir/fusekit_test_reduce_gpu" \
       -tc="rms_norm: strides*,*rejects*,rms_norm: fused*,softmax: all*,*same bits*" > "$out/sanitize_$tool.log" 2>&1 \

@@ -69,15 +69,15 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
     return AccTile::staged(s.staging, MainLoop::kTileLd, row0, extent.m - row0, chunk_rows, MainLoop::kHalfRows, wr,
                            thread, threads, barrier);
   };
-  // Consumer cw stages its half of each chunk of tile (m_tile, wr) from `frag` in turn, and the
-  // group (`threads` threads syncing on `barrier`, this one `thread`) runs the epilogue on it.
-  auto stage_and_finish = [&](const typename MainLoop::Accumulators& frag, int cw, std::int64_t m_tile,
-                              const WeightRows& wr, int thread, int threads, int barrier) {
+  // The consumers' own epilogue of tile (m_tile, n_tile): each consumer stages its half of each
+  // chunk from `frag` in turn, and both run the epilogue on it behind their barrier 3.
+  auto stage_and_finish = [&](const typename MainLoop::Accumulators& frag, std::int64_t m_tile, std::int64_t n_tile) {
+    const WeightRows wr = Epi::weight_rows(params, extent.n, MainLoop::kSubN, n_tile);
     const int chunks = chunks_of(m_tile);
 #pragma unroll 1
     for (int chunk = 0; chunk < chunks; ++chunk) {  // one call site of the epilogue
-      MainLoop::stage(s, frag, cw, chunk);
-      AccTile tile = chunk_tile(m_tile, chunk, wr, thread, threads, barrier);
+      MainLoop::stage(s, frag, warpgroup - 1, chunk);
+      AccTile tile = chunk_tile(m_tile, chunk, wr, threadIdx.x - 128, MainLoop::kConsumers * 128, 3);
       tile.sync();               // both W halves staged
       Epi::apply(params, tile);  // ends with the group's barrier: the staging tile is free again
     }
@@ -165,8 +165,7 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
         // The CTA's last tile: once the epilogue warps are done with the chunks handed to them,
         // the consumers stage each chunk and run its epilogue.
         ptx::mbarrier_wait(&s.staged_empty, all_released());  // at once where nothing was handed over
-        stage_and_finish(running, cw, m_tile, Epi::weight_rows(params, extent.n, MainLoop::kSubN, n_tile),
-                         threadIdx.x - 128, MainLoop::kConsumers * 128, 3);
+        stage_and_finish(running, m_tile, n_tile);
       }
     } else {
       for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
@@ -174,8 +173,7 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
         order.coords(t, m_tile, n_tile);
         typename MainLoop::Accumulators acc;
         MainLoop::consume(s, pos, 0, k_blocks, cw, acc);  // the launcher gives these tiles one segment
-        stage_and_finish(acc, cw, m_tile, Epi::weight_rows(params, extent.n, MainLoop::kSubN, n_tile),
-                         threadIdx.x - 128, MainLoop::kConsumers * 128, 3);
+        stage_and_finish(acc, m_tile, n_tile);
       }
     }
   }
