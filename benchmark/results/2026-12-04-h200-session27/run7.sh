@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Session 27 call 7: synccheck on each op's sizes test alone (call 6 ran them in one process, after LayerNorm's 37 x 262144 f32 case
+# aborted under synccheck as on HEAD), and the A/B against HEAD on the long rows.
+set -u
+d=$(cd "$(dirname "$0")" && pwd)
+for f in "$d"/red/*.xz "$d"/fix/*.xz; do [ -f "${f%.xz}" ] || xz -d -k -f "$f"; done
+chmod +x $d/red/* $d/fix/*; export LD_LIBRARY_PATH=$d
+o=$OUT/call7; mkdir -p $o; SECONDS=0
+T=$d/fix/fusekit_test_reduce_gpu
+san() { timeout 100 compute-sanitizer --tool synccheck $T -tc="$2" > $o/synccheck_$1.log 2>&1; echo "synccheck $1 rc=$? t=$SECONDS: $(grep -E 'ERROR SUMMARY' $o/synccheck_$1.log) $(grep -E 'test cases' $o/synccheck_$1.log)"; grep -E "values:|logged: case" $o/synccheck_$1.log | head -2; }
+san rms_sizes "rms_norm: N from*"
+san softmax_sizes "softmax: N from*"
+san ln_weight "layer_norm: weight*"
+san ln_mean "layer_norm: rows with*"
+F='reduce_bw/(softmax|rms_norm|layer_norm)/(f32|bf16)/(128x65536|8x262144|32x262144)/fusekit/gpu_throughput'
+run() { timeout 100 $d/$2/fusekit_bench_reduce --require-gpu --skip-ceilings --benchmark_filter="$F" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true --benchmark_out=$o/$1.json --benchmark_out_format=json > $o/$1.txt 2>&1; echo "$1 rc=$? t=$SECONDS"; }
+run base1 red; run new1 fix; run base2 red; run new2 fix
+O=$o python3 $d/ab_reduce.py base1 new1 base2 new2 | tee $o/ab.txt
+cd $OUT && tar cJf call7.tar.xz call7 && rm -rf call7
