@@ -52,8 +52,15 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
   __syncthreads();
 
   const int warpgroup = threadIdx.x / 128;
+  const int cw = warpgroup - 1;  // the consumer warpgroup's index (consumers only)
   const int k_blocks = static_cast<int>((extent.k + MainLoop::BK - 1) / MainLoop::BK);
   const std::int64_t tiles = order.count();
+  // Whether the CTA takes another tile after tile t (CTA b takes b, b + grid, ...).
+  auto has_next = [&](std::int64_t t) { return t + gridDim.x < tiles; };
+  // The W rows of N-tile n_tile (the epilogue chooses them).
+  auto weight_rows_of = [&](std::int64_t n_tile) {
+    return Epi::weight_rows(params, extent.n, MainLoop::kSubN, n_tile);
+  };
   // Chunks of tile (m_tile): those with rows in the matrix.
   auto chunks_of = [&](std::int64_t m_tile) {
     const std::int64_t rows = extent.m - m_tile * MainLoop::BM;
@@ -72,11 +79,11 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
   // The consumers' own epilogue of tile (m_tile, n_tile): each consumer stages its half of each
   // chunk from `frag` in turn, and both run the epilogue on it behind their barrier 3.
   auto stage_and_finish = [&](const typename MainLoop::Accumulators& frag, std::int64_t m_tile, std::int64_t n_tile) {
-    const WeightRows wr = Epi::weight_rows(params, extent.n, MainLoop::kSubN, n_tile);
+    const WeightRows wr = weight_rows_of(n_tile);
     const int chunks = chunks_of(m_tile);
 #pragma unroll 1
     for (int chunk = 0; chunk < chunks; ++chunk) {  // one call site of the epilogue
-      MainLoop::stage(s, frag, warpgroup - 1, chunk);
+      MainLoop::stage(s, frag, cw, chunk);
       AccTile tile = chunk_tile(m_tile, chunk, wr, threadIdx.x - 128, MainLoop::kConsumers * 128, 3);
       tile.sync();               // both W halves staged
       Epi::apply(params, tile);  // ends with the group's barrier: the staging tile is free again
@@ -99,16 +106,15 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
       for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
         std::int64_t m_tile, n_tile;
         order.coords(t, m_tile, n_tile);
-        const WeightRows wr = Epi::weight_rows(params, extent.n, MainLoop::kSubN, n_tile);
-        MainLoop::produce(s, pos, &a_map, &w_map, k_blocks, m_tile * MainLoop::BM, wr);
+        MainLoop::produce(s, pos, &a_map, &w_map, k_blocks, m_tile * MainLoop::BM, weight_rows_of(n_tile));
       }
     } else if (kHandOff && threadIdx.x >= 32) {
       const int thread = threadIdx.x - 32;
       std::uint32_t handoffs = 0;  // chunks taken from the consumers so far
-      for (std::int64_t t = blockIdx.x; t + gridDim.x < tiles; t += gridDim.x) {  // all but the CTA's last tile
+      for (std::int64_t t = blockIdx.x; has_next(t); t += gridDim.x) {  // all but the CTA's last tile
         std::int64_t m_tile, n_tile;
         order.coords(t, m_tile, n_tile);
-        const WeightRows wr = Epi::weight_rows(params, extent.n, MainLoop::kSubN, n_tile);
+        const WeightRows wr = weight_rows_of(n_tile);
         const int chunks = chunks_of(m_tile);
 #pragma unroll 1
         for (int chunk = 0; chunk < chunks; ++chunk) {  // one call site of the epilogue
@@ -122,7 +128,6 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
     }
   } else {
     ptx::setmaxnreg_inc<kHandOff ? kConsumerRegs : 232>();
-    const int cw = warpgroup - 1;
     if constexpr (kHandOff) {
       typename MainLoop::Accumulators acc, running;  // running: the fold of the segments so far
       std::uint32_t handoffs = 0;       // chunks handed to the epilogue warps so far
@@ -157,7 +162,7 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
           }
           MainLoop::fold(running, acc, seg == 0);
         }
-        if (t + gridDim.x < tiles) {
+        if (has_next(t)) {
           pending = 0, staged_end = chunks_of(m_tile);
           hand_off(true, std::integral_constant<int, 0>{});  // the first chunk now, the others between the next tile's k-slices
           continue;
