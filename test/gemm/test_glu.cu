@@ -92,6 +92,47 @@ GPU_TEST_CASE("linear_glu: both orders, SiLU and GELU, bias, partial tiles") {
   });
 }
 
+// Every tile kind, bit for bit and against float64, where the last N-tile is partial (8 of 64
+// output columns), with a bias and both orders: with W = [value; gate] the Bias node read past the
+// end of the bias vector there (memcheck, H200, twenty-eighth session). More tiles than SMs (the
+// 160-token tiles hand tiles over), and a last token tile of one row.
+GPU_TEST_CASE("linear_glu: a partial last N-tile with a bias, every tile, both orders") {
+  struct Shape {
+    std::int64_t m, n_out, k;
+    Activation act;
+    GluOrder order;
+    bool bias;
+  };
+  for (const Shape& c : {Shape{463, 8712, 72, Activation::gelu_tanh, GluOrder::value_gate, true},
+                         Shape{233, 8712, 136, Activation::silu, GluOrder::gate_value, true},
+                         Shape{925, 4104, 64, Activation::silu, GluOrder::value_gate, false}}) {
+    CAPTURE(c.m);
+    CAPTURE(c.n_out);
+    const DevMatrix a = random_device(DType::bf16, c.m, c.k, 1.0);
+    const DevMatrix w = random_device(DType::bf16, 2 * c.n_out, c.k, 1.0 / std::sqrt(double(c.k)));
+    const DevMatrix bias = random_device(DType::bf16, 1, 2 * c.n_out, 0.3);
+    gemm::GluOptions opt;
+    opt.act = c.act;
+    opt.order = c.order;
+    if (c.bias) opt.bias = {bias.buf.get(), DType::bf16, 2 * c.n_out};
+    const RestoreSwappedTiles restore;
+    std::vector<DevMatrix> outs;
+    for (gemm::SwappedTiles choice : kEveryTile) {
+      CAPTURE(int(choice));
+      gemm::swapped_tiles() = choice;
+      outs.push_back(poisoned_output(DType::bf16, c.m, c.n_out));
+      const Status st = gemm::linear_glu(a.view(), w.view(), outs.back().out(), opt);
+      REQUIRE_MESSAGE(st.ok(), st.to_string());
+      CHECK_LAUNCH();
+    }
+    for (std::size_t i = 1; i < outs.size(); ++i) CHECK(bitwise_equal(outs[0], outs[i]));
+    const auto rows = sample_rows(c.m, fresh_seed());
+    Ref y = ref_gemm(a.host, w.host, rows);
+    ref_bias_act(y, c.bias ? &bias.host : nullptr, Activation::identity);
+    for (const DevMatrix& out : outs) check_close(fetch_written(out), ref_glu(y, c.act, c.order), "linear_glu");
+  }
+}
+
 GPU_TEST_CASE("fc1_swiglu: every H3 token count; native == diffusers-swapped; repeatable; vs cuBLASLt") {
   const gemm::H3Dims d;
   const DevMatrix w = random_device(DType::bf16, 2 * d.ffn, d.hidden, 1.0 / std::sqrt(double(d.hidden)));

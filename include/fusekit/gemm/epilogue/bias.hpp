@@ -13,7 +13,11 @@ template <class T> struct Bias {
   };
   __device__ static void apply(const Params& p, AccTile& t) {
     if (p.bias == nullptr) return;
-    for_each_element(t, [&](float& v, int, int c) { v += to_float(p.bias[t.weight_row(c)]); });
+    // A column with no W row behind it has no bias entry either: with W = [value; gate] its
+    // weight_row would lie past the end of the bias vector.
+    for_each_element(t, [&](float& v, int, int c) {
+      if (t.has_weight_row(c)) v += to_float(p.bias[t.weight_row(c)]);
+    });
   }
 };
 

@@ -63,6 +63,9 @@ struct AccTile {
     *reinterpret_cast<float4*>(&at(r, c)) = make_float4(v[0], v[1], v[2], v[3]);
     *reinterpret_cast<float4*>(&at(r, c + 4)) = make_float4(v[4], v[5], v[6], v[7]);
   }
+  // Whether a W row is behind accumulator column c: on a GLU tile's last N-tile the first half
+  // can be short too (its columns count[0] .. half - 1 hold zeros and are never stored).
+  __device__ bool has_weight_row(int c) const { return c < half ? c < source.count[0] : c - half < source.count[1]; }
   // The W row (= nn.Linear output feature) behind accumulator column c.
   __device__ std::int64_t weight_row(int c) const {
     return c < half ? source.first[0] + c : source.first[1] + (c - half);
