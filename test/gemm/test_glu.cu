@@ -25,25 +25,46 @@ Matrix swap_halves(const Matrix& w) {
   return s;
 }
 
+// One linear_glu call's inputs (fresh random A, W and bias), its launch and its float64 reference.
+struct GluCall {
+  std::int64_t m, n_out;
+  Activation act;
+  GluOrder order;
+  bool with_bias;
+  DevMatrix a, w, bias;
+  gemm::GluOptions opt;
+
+  GluCall(std::int64_t m_, std::int64_t n_out_, std::int64_t k, Activation act_, GluOrder order_, bool with_bias_)
+      : m(m_), n_out(n_out_), act(act_), order(order_), with_bias(with_bias_),
+        a(random_device(DType::bf16, m, k, 1.0)),
+        w(random_device(DType::bf16, 2 * n_out, k, 1.0 / std::sqrt(double(k)))),
+        bias(random_device(DType::bf16, 1, 2 * n_out, 0.3)) {
+    opt.act = act;
+    opt.order = order;
+    if (with_bias) opt.bias = {bias.buf.get(), DType::bf16, 2 * n_out};
+  }
+  // Into a freshly poisoned output, on the tiles the launcher (or a forced choice) picks.
+  DevMatrix run() const {
+    DevMatrix out = poisoned_output(DType::bf16, m, n_out);
+    const Status st = gemm::linear_glu(a.view(), w.view(), out.out(), opt);
+    REQUIRE_MESSAGE(st.ok(), st.to_string());
+    CHECK_LAUNCH();
+    return out;
+  }
+  Ref reference(const std::vector<std::int64_t>& rows) const {
+    Ref y = ref_gemm(a.host, w.host, rows);
+    ref_bias_act(y, with_bias ? &bias.host : nullptr, Activation::identity);
+    return ref_glu(y, act, order);
+  }
+};
+
 void run_glu(std::int64_t m, std::int64_t n_out, std::int64_t k, Activation act, GluOrder order, bool with_bias) {
   CAPTURE(m);
   CAPTURE(n_out);
   CAPTURE(k);
-  const DevMatrix a = random_device(DType::bf16, m, k, 1.0);
-  const DevMatrix w = random_device(DType::bf16, 2 * n_out, k, 1.0 / std::sqrt(double(k)));
-  const DevMatrix bias = random_device(DType::bf16, 1, 2 * n_out, 0.3);
-  const DevMatrix out = poisoned_output(DType::bf16, m, n_out);
-  gemm::GluOptions opt;
-  opt.act = act;
-  opt.order = order;
-  if (with_bias) opt.bias = {bias.buf.get(), DType::bf16, 2 * n_out};
-  const Status st = gemm::linear_glu(a.view(), w.view(), out.out(), opt);
-  REQUIRE_MESSAGE(st.ok(), st.to_string());
-  CHECK_LAUNCH();
-  const auto rows = sample_rows(m, fresh_seed());
-  Ref y = ref_gemm(a.host, w.host, rows);
-  ref_bias_act(y, with_bias ? &bias.host : nullptr, Activation::identity);
-  check_close(fetch_written(out), ref_glu(y, act, order), "linear_glu");
+  const GluCall call(m, n_out, k, act, order, with_bias);
+  const DevMatrix out = call.run();
+  check_close(fetch_written(out), call.reference(sample_rows(m, fresh_seed())), "linear_glu");
 }
 
 __global__ void activate_kernel(Activation act, const float* x, float* y, int n) {
@@ -97,39 +118,21 @@ GPU_TEST_CASE("linear_glu: both orders, SiLU and GELU, bias, partial tiles") {
 // end of the bias vector there (memcheck, H200, twenty-eighth session). More tiles than SMs (the
 // 160-token tiles hand tiles over), and a last token tile of one row.
 GPU_TEST_CASE("linear_glu: a partial last N-tile with a bias, every tile, both orders") {
-  struct Shape {
-    std::int64_t m, n_out, k;
-    Activation act;
-    GluOrder order;
-    bool bias;
-  };
-  for (const Shape& c : {Shape{463, 8712, 72, Activation::gelu_tanh, GluOrder::value_gate, true},
-                         Shape{233, 8712, 136, Activation::silu, GluOrder::gate_value, true},
-                         Shape{925, 4104, 64, Activation::silu, GluOrder::value_gate, false}}) {
-    CAPTURE(c.m);
-    CAPTURE(c.n_out);
-    const DevMatrix a = random_device(DType::bf16, c.m, c.k, 1.0);
-    const DevMatrix w = random_device(DType::bf16, 2 * c.n_out, c.k, 1.0 / std::sqrt(double(c.k)));
-    const DevMatrix bias = random_device(DType::bf16, 1, 2 * c.n_out, 0.3);
-    gemm::GluOptions opt;
-    opt.act = c.act;
-    opt.order = c.order;
-    if (c.bias) opt.bias = {bias.buf.get(), DType::bf16, 2 * c.n_out};
+  for (const GluCall& call : {GluCall(463, 8712, 72, Activation::gelu_tanh, GluOrder::value_gate, true),
+                              GluCall(233, 8712, 136, Activation::silu, GluOrder::gate_value, true),
+                              GluCall(925, 4104, 64, Activation::silu, GluOrder::value_gate, false)}) {
+    CAPTURE(call.m);
+    CAPTURE(call.n_out);
     const RestoreSwappedTiles restore;
     std::vector<DevMatrix> outs;
     for (gemm::SwappedTiles choice : kEveryTile) {
       CAPTURE(int(choice));
       gemm::swapped_tiles() = choice;
-      outs.push_back(poisoned_output(DType::bf16, c.m, c.n_out));
-      const Status st = gemm::linear_glu(a.view(), w.view(), outs.back().out(), opt);
-      REQUIRE_MESSAGE(st.ok(), st.to_string());
-      CHECK_LAUNCH();
+      outs.push_back(call.run());
     }
     for (std::size_t i = 1; i < outs.size(); ++i) CHECK(bitwise_equal(outs[0], outs[i]));
-    const auto rows = sample_rows(c.m, fresh_seed());
-    Ref y = ref_gemm(a.host, w.host, rows);
-    ref_bias_act(y, c.bias ? &bias.host : nullptr, Activation::identity);
-    for (const DevMatrix& out : outs) check_close(fetch_written(out), ref_glu(y, c.act, c.order), "linear_glu");
+    const Ref ref = call.reference(sample_rows(call.m, fresh_seed()));
+    for (const DevMatrix& out : outs) check_close(fetch_written(out), ref, "linear_glu");
   }
 }
 
