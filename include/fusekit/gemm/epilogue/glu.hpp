@@ -44,20 +44,15 @@ struct Glu {
     const int count = t.source.count[0];
     // Reads columns >= half, writes < half: no overlap. Eight columns an item, loaded and stored
     // 16 bytes at a time, so a thread has eight activations in flight (one column an item was a
-    // chain of dependent loads: 5% of fc1's time at 925 tokens, RESULTS.md, twenty-ninth session);
-    // a short last run (count not a multiple of 8) column by column.
-    for_each_row_item(t, (count + 7) / 8, [&](int r, int k) {
-      const int c = 8 * k;
-      if (c + 8 <= count) {
-        float gate[8], value[8];
-        t.load8(r, c, gate);
-        t.load8(r, c + t.half, value);
+    // chain of dependent loads: 5% of fc1's time at 925 tokens, RESULTS.md, twenty-ninth session).
+    // count is a multiple of 8, as every store node needs (linear_glu: W's rows a multiple of 16).
+    for_each_row_item(t, count / 8, [&](int r, int k) {
+      float gate[8], value[8];
+      t.load8(r, 8 * k, gate);
+      t.load8(r, 8 * k + t.half, value);
 #pragma unroll
-        for (int j = 0; j < 8; ++j) gate[j] = activate(p.act, gate[j]) * value[j];
-        t.store8(r, c, gate);
-      } else {
-        for (int j = c; j < count; ++j) t.at(r, j) = activate(p.act, t.at(r, j)) * t.at(r, j + t.half);
-      }
+      for (int j = 0; j < 8; ++j) gate[j] = activate(p.act, gate[j]) * value[j];
+      t.store8(r, 8 * k, gate);
     });
     t.cols = count;
     // Output column c0 is the offset within either half; the half that starts at W row 0 shows it.
