@@ -12,4 +12,5 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/fusekitConfigVersio
   COMPATIBILITY SameMinorVersion ARCH_INDEPENDENT)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/fusekitConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/fusekitConfigVersion.cmake
+              ${CMAKE_CURRENT_SOURCE_DIR}/cmake/FusekitInstances.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/fusekit)

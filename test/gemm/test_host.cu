@@ -1,7 +1,5 @@
 // CPU tests (run in CI): tile selection, the column sources, and self-checks of the float64
-// references. No entry point is called here: each one's argument checks run in the translation
-// unit of its GPU tests (validation_testing.hpp), which compiles its kernels anyway; called here
-// they made this unit compile every kernel of the library once more (256 s of CI's build).
+// references. Each entry point's argument checks sit with its GPU tests (validation_testing.hpp).
 #include <doctest/doctest.h>
 
 #include "fusekit/gemm.hpp"

@@ -1,6 +1,6 @@
 // Argument-check tests of the GEMM entry points (CPU, run in CI): host memory stands in for
 // device pointers, which validation never dereferences. Each entry point's checks live in the
-// translation unit of its GPU tests, which compiles its kernels anyway.
+// translation unit of its GPU tests; the kernels are compiled once, in fusekit_gemm_instances.
 #pragma once
 
 #include <doctest/doctest.h>

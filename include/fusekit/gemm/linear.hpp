@@ -7,6 +7,7 @@
 // a translation unit compiles the kernels of the entry points it calls: an inline function
 // instantiates every kernel its body names wherever its header is included. Calls look the same;
 // to pass an entry point as a function, name it with empty brackets: `fusekit::gemm::linear<>`.
+// Programs that call them from many files can compile their kernels once instead: instances.hpp.
 #pragma once
 
 #include "fusekit/core/status.hpp"
@@ -64,6 +65,13 @@ struct QkvOutputs {
   Rows q, k, v;
 };
 
+// The epilogue each entry point runs, by input and output type (instances.hpp names them too).
+template <class T, class OutT> using LinearEpilogue = Epilogue<Bias<T>, Activate, StoreRows<OutT>>;
+template <class T, class OutT> using GluEpilogue = Epilogue<Bias<T>, Glu, StoreRows<OutT>>;
+template <class T, class OutT>
+using ResidualEpilogue = Epilogue<Bias<T>, Activate, AddResidual<OutT, T>, StoreRows<OutT>>;
+template <class T, class OutT> using QkvEpilogue = Epilogue<QkvHeads<T, OutT>>;
+
 namespace detail {
 
 template <class T> GemmOperands<T> operands(const ConstRows& a, const ConstRows& w) {
@@ -118,7 +126,7 @@ Status linear(const ConstRows& a, const ConstRows& w, const Rows& out, const Lin
   FUSEKIT_TRY(detail::check_result(op, "out", out, w.rows, a, w));
   FUSEKIT_TRY(detail::check_optional_vec(op, "bias", opt.bias, w.rows, a.dtype));
   return detail::dispatch(op, a, w, out.dtype, stream, [&]<class T, class OutT>(const detail::Launcher<T>& gemm, OutT) {
-    using Epi = Epilogue<Bias<T>, Activate, StoreRows<OutT>>;
+    using Epi = LinearEpilogue<T, OutT>;
     return gemm.template run<Epi>(
         typename Epi::Params({detail::ptr<T>(opt.bias)}, {opt.act}, {detail::ptr<OutT>(out), out.row_stride()}));
   });
@@ -135,7 +143,7 @@ Status linear_glu(const ConstRows& a, const ConstRows& w, const Rows& out, const
   FUSEKIT_TRY(detail::check_result(op, "out", out, w.rows / 2, a, w));
   FUSEKIT_TRY(detail::check_optional_vec(op, "bias", opt.bias, w.rows, a.dtype));
   return detail::dispatch(op, a, w, out.dtype, stream, [&]<class T, class OutT>(const detail::Launcher<T>& gemm, OutT) {
-    using Epi = Epilogue<Bias<T>, Glu, StoreRows<OutT>>;
+    using Epi = GluEpilogue<T, OutT>;
     return gemm.template run<Epi>(typename Epi::Params({detail::ptr<T>(opt.bias)}, {opt.act, opt.order},
                                                        {detail::ptr<OutT>(out), out.row_stride()}));
   });
@@ -163,7 +171,7 @@ Status linear_residual(const ConstRows& a, const ConstRows& w, const ConstRows& 
   }
   FUSEKIT_TRY(fusekit::detail::check_alias(op, "out", out, "residual", residual));
   return detail::dispatch(op, a, w, out.dtype, stream, [&]<class T, class OutT>(const detail::Launcher<T>& gemm, OutT) {
-    using Epi = Epilogue<Bias<T>, Activate, AddResidual<OutT, T>, StoreRows<OutT>>;
+    using Epi = ResidualEpilogue<T, OutT>;
     const typename AddResidual<OutT, T>::Params add{detail::ptr<OutT>(residual), residual.row_stride(),
                                                     gated ? detail::ptr<T>(opt.gate) : nullptr, opt.gate.row_stride(),
                                                     opt.idx, opt.gate.rows};
@@ -220,8 +228,14 @@ Status linear_qkv(const ConstRows& a, const ConstRows& w, const QkvOutputs& out,
       heads.ld_cos = opt.cos.row_stride(), heads.ld_sin = opt.sin.row_stride();
       heads.rot_dim = opt.rotary_dim;
     }
-    return gemm.template run<Epilogue<Heads>>(typename Epilogue<Heads>::Params(heads));
+    return gemm.template run<QkvEpilogue<T, OutT>>(typename QkvEpilogue<T, OutT>::Params(heads));
   });
 }
 
 }  // namespace fusekit::gemm
+
+// Linked with fusekit_add_gemm_instances' library (cmake/FusekitInstances.cmake): the kernels of
+// the entry points above are compiled there, once, not in every file that calls them.
+#ifdef FUSEKIT_GEMM_EXTERN_INSTANCES
+#include "fusekit/gemm/instances.hpp"
+#endif
