@@ -195,6 +195,22 @@ TEST_CASE("linear_glu: half-width output, W rows a multiple of 16") {
   CHECK(linear_glu(a_ok(), w_ok(), {at(16384), DType::bf16, M, N / 2, 0}).code() == Errc::bad_shape);  // N/2 = 12
   const ConstRows w32{at(4096), DType::bf16, 32, K, 0};
   CHECK_PASSES_VALIDATION(linear_glu(a_ok(), w32, {at(16384), DType::bf16, M, 16, 0}));
+  CHECK(linear_glu(a_ok(), w32, {at(16384 + 8), DType::bf16, M, 16, 0}).code() == Errc::misaligned);
+  GluOptions opt;
+  opt.bias = {at(16384 + 16), DType::bf16, 32};  // inside the output
+  CHECK(linear_glu(a_ok(), w32, {at(16384), DType::bf16, M, 16, 0}, opt).code() == Errc::aliasing);
+  opt.bias = {nullptr, DType::bf16, 32};
+  CHECK(linear_glu(a_ok(), w32, {at(16384), DType::bf16, M, 16, 0}, opt).code() == Errc::null_pointer);
+}
+
+TEST_CASE("linear_glu and fc1_swiglu: M = 0 is a no-op that needs no GPU") {
+  const ConstRows w32{at(4096), DType::bf16, 32, K, 0};
+  CHECK(linear_glu({nullptr, DType::bf16, 0, K, 0}, w32, {nullptr, DType::bf16, 0, 16, 0}).ok());
+  const H3Dims tiny = H3Dims::tiny();
+  const ConstRows w_fc1{at(8192), DType::bf16, 2 * tiny.ffn, tiny.hidden, 0};
+  CHECK(fc1_swiglu({nullptr, DType::bf16, 0, tiny.hidden, 0}, w_fc1, {nullptr, DType::bf16, 0, tiny.ffn, 0},
+                   GluOrder::gate_value, nullptr, tiny)
+            .ok());
 }
 
 TEST_CASE("fc1_swiglu checks the H3 block's shape") {

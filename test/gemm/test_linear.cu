@@ -5,7 +5,10 @@
 #include "gemm_testing.hpp"
 #include "validation_testing.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <thread>
+#include <vector>
 
 using namespace fusekit;
 using namespace fusekit::test;
@@ -343,12 +346,20 @@ GPU_TEST_CASE("linear: at most 64 rows on more tile columns than SMs: every tile
   }
 }
 
-GPU_TEST_CASE("linear: split tiles in a CUDA graph captured on a fresh stream") {
-  // A new stream's split-K workspace is allocated inside the capture (split_workspace.hpp); the
-  // graph's replays must find the arrival counters at 0 each time and give the eager call's bits.
+GPU_TEST_CASE("linear: split tiles in a CUDA graph captured on a fresh stream, and called on it before any replay") {
+  // A new stream's split-K workspace is allocated inside the capture (split_workspace.hpp) and
+  // its counters zeroed outside the graph: an eager call on the stream before the graph ever ran
+  // must find them at 0 (memory freed full of 0xFF makes a miss visible), and so must each replay.
+  {
+    void* dirty = nullptr;
+    CUDA_CHECK(cudaMalloc(&dirty, std::size_t(64) << 20));
+    CUDA_CHECK(cudaMemset(dirty, 0xFF, std::size_t(64) << 20));
+    CUDA_CHECK(cudaFree(dirty));
+  }
   const DevMatrix a = random_device(DType::bf16, 70, 7168, 1.0);
   const DevMatrix w = random_device(DType::bf16, 1032, 7168, 1.0 / std::sqrt(7168.0));
-  const DevMatrix eager = poisoned_output(DType::bf16, 70, 1032), replayed = poisoned_output(DType::bf16, 70, 1032);
+  const DevMatrix eager = poisoned_output(DType::bf16, 70, 1032), first = poisoned_output(DType::bf16, 70, 1032),
+                  replayed = poisoned_output(DType::bf16, 70, 1032);
   REQUIRE(gemm::linear(a.view(), w.view(), eager.out()).ok());
   CHECK_LAUNCH();
   cudaStream_t stream = nullptr;
@@ -357,16 +368,42 @@ GPU_TEST_CASE("linear: split tiles in a CUDA graph captured on a fresh stream") 
   const Status st = gemm::linear(a.view(), w.view(), replayed.out(), {}, stream);
   cudaGraph_t graph = nullptr;
   REQUIRE(cudaStreamEndCapture(stream, &graph) == cudaSuccess);
-  CHECK_MESSAGE(st.ok(), st.message());
+  REQUIRE_MESSAGE(st.ok(), st.message());
+  REQUIRE(gemm::linear(a.view(), w.view(), first.out(), {}, stream).ok());  // before the graph ever ran
+  REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
+  CHECK_LAUNCH();
+  CHECK(download_bytes(first) == download_bytes(eager));
   cudaGraphExec_t exec = nullptr;
   REQUIRE(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
   for (int i = 0; i < 3; ++i) REQUIRE(cudaGraphLaunch(exec, stream) == cudaSuccess);
   REQUIRE(cudaStreamSynchronize(stream) == cudaSuccess);
   CHECK_LAUNCH();
-  CHECK(download_bytes(eager) == download_bytes(replayed));
+  CHECK(download_bytes(replayed) == download_bytes(eager));
   REQUIRE(cudaGraphExecDestroy(exec) == cudaSuccess);
   REQUIRE(cudaGraphDestroy(graph) == cudaSuccess);
   REQUIRE(cudaStreamDestroy(stream) == cudaSuccess);
+}
+
+GPU_TEST_CASE("split workspace: a per-thread stream handle gets one workspace a host thread") {
+  // cudaStreamPerThread names a different stream in each thread: calls on it may run at once.
+  int device = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  gemm::SplitBuffers mine, again, other;
+  REQUIRE(gemm::split_workspace(device, cudaStreamPerThread, 1024, 64, mine).ok());
+  REQUIRE(gemm::split_workspace(device, cudaStreamPerThread, 1024, 64, again).ok());
+  Status other_status;
+  std::thread([&] {
+    CUDA_CHECK(cudaSetDevice(device));
+    other_status = gemm::split_workspace(device, cudaStreamPerThread, 1024, 64, other);
+  }).join();
+  REQUIRE(other_status.ok());
+  CHECK(mine.arrivals == again.arrivals);
+  CHECK(mine.partials == again.partials);
+  CHECK(other.arrivals != mine.arrivals);
+  CHECK(other.partials != mine.partials);
+  std::vector<unsigned> counters(64, 1u);  // new counters start at 0
+  CUDA_CHECK(cudaMemcpy(counters.data(), other.arrivals, 64 * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  CHECK(std::all_of(counters.begin(), counters.end(), [](unsigned c) { return c == 0; }));
 }
 
 namespace {
@@ -547,6 +584,43 @@ TEST_CASE("linear: output and bias checks") {
 TEST_CASE("linear: outputs may not overlap the operands") {
   CHECK(linear(a_ok(), w_ok(), {at(0), DType::bf16, M, N, 0}).code() == Errc::aliasing);     // over a
   CHECK(linear(a_ok(), w_ok(), {at(4096 + 32), DType::bf16, M, N, 0}).code() == Errc::aliasing);  // inside w
+  LinearOptions opt;
+  opt.bias = {at(16384 + 64), DType::bf16, N};  // every CTA of a column reads the bias its output overwrites
+  const Status s = linear(a_ok(), w_ok(), out_ok(), opt);
+  CHECK(s.code() == Errc::aliasing);
+  CHECK(s.message() == "linear: out overlaps bias (they must be disjoint)");
+}
+
+TEST_CASE("linear: a null bias with a size is an error, not an absent bias") {
+  LinearOptions opt;
+  opt.bias = {nullptr, DType::bf16, N};
+  CHECK(linear(a_ok(), w_ok(), out_ok(), opt).code() == Errc::null_pointer);
+  opt.bias = {nullptr, DType::bf16, 0};
+  CHECK_PASSES_VALIDATION(linear(a_ok(), w_ok(), out_ok(), opt));
+  opt.bias = {at(32768), static_cast<DType>(5), N};
+  CHECK(linear(a_ok(), w_ok(), out_ok(), opt).code() == Errc::unsupported_dtype);
+}
+
+TEST_CASE("linear: M and K stay below 2^31 by a tile (the copy engine's coordinates are 32-bit)") {
+  // Validation never touches memory, so far-away addresses stand in for huge buffers.
+  const auto far = [](std::uint64_t gib) { return reinterpret_cast<void*>(gib << 30); };
+  const std::int64_t big_m = (std::int64_t(1) << 31) - 255;
+  Status s = linear({far(64), DType::bf16, big_m, 8, 0}, {far(1), DType::bf16, 8, 8, 0},
+                    {far(256), DType::bf16, big_m, 8, 0});
+  CHECK(s.code() == Errc::too_large);
+  CHECK(s.message() == "linear: M (2147483393) exceeds 2147483392");
+  CHECK_PASSES_VALIDATION(linear({far(64), DType::bf16, big_m - 1, 8, 0}, {far(1), DType::bf16, 8, 8, 0},
+                                 {far(256), DType::bf16, big_m - 1, 8, 0}));
+  const std::int64_t big_k = (std::int64_t(1) << 31) - 56;
+  s = linear({far(64), DType::bf16, 1, big_k, 0}, {far(128), DType::bf16, 8, big_k, 0}, {far(1), DType::bf16, 1, 8, 0});
+  CHECK(s.code() == Errc::too_large);
+  CHECK(s.message() == "linear: K (2147483592) exceeds 2147483584");
+}
+
+TEST_CASE("linear: one row of A needs no 16-byte row stride (a row of a padded batch)") {
+  CHECK_PASSES_VALIDATION(linear({at(0), DType::bf16, 1, K, K + 4}, w_ok(), {at(16384), DType::bf16, 1, N, 0}));
+  CHECK(linear({at(0), DType::bf16, 2, K, K + 4}, w_ok(), {at(16384), DType::bf16, 2, N, 0}).code() ==
+        Errc::misaligned);
 }
 
 }  // namespace validation_cases

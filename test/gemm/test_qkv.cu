@@ -254,14 +254,23 @@ using namespace fusekit;
 using namespace fusekit::gemm;
 using namespace fusekit::test::validation;
 
-TEST_CASE("linear_qkv: heads, rotary and output checks") {
-  const ConstRows w{at(4096), DType::bf16, 3 * 2 * 32, K, 0};  // 2 heads x 32
-  const std::int64_t part = 64;
-  QkvOutputs out{{at(65536), DType::bf16, M, part, 0}, {at(65536 + 4096), DType::bf16, M, part, 0},
-                 {at(65536 + 8192), DType::bf16, M, part, 0}};
+// 2 heads of 32: W of 3 x 64 rows, and q, k, v side by side in the arena.
+const ConstRows qkv_w{at(4096), DType::bf16, 3 * 2 * 32, K, 0};
+QkvOutputs qkv_out() {
+  return {{at(65536), DType::bf16, M, 64, 0}, {at(65536 + 4096), DType::bf16, M, 64, 0},
+          {at(65536 + 8192), DType::bf16, M, 64, 0}};
+}
+QkvOptions two_heads() {
   QkvOptions opt;
   opt.heads = 2;
   opt.head_dim = 32;
+  return opt;
+}
+
+TEST_CASE("linear_qkv: heads, rotary and output checks") {
+  const ConstRows w = qkv_w;
+  const QkvOutputs out = qkv_out();
+  QkvOptions opt = two_heads();
   CHECK_PASSES_VALIDATION(linear_qkv(a_ok(), w, out, opt));
   opt.head_dim = 48;  // does not divide the 128-column tile
   CHECK(linear_qkv(a_ok(), w, out, opt).code() == Errc::bad_argument);
@@ -293,6 +302,50 @@ TEST_CASE("linear_qkv: heads, rotary and output checks") {
   QkvOutputs mixed = out;
   mixed.v.dtype = DType::f32;
   CHECK(linear_qkv(a_ok(), w, mixed, opt).code() == Errc::unsupported_dtype);
+}
+
+TEST_CASE("linear_qkv: outputs apart from the norm weights and the rotary tables; null vectors with a size") {
+  const ConstRows w = qkv_w;
+  const QkvOutputs out = qkv_out();
+  QkvOptions opt = two_heads();
+  opt.rotary_dim = 16;
+  opt.cos = {at(200000), DType::f32, M, 16, 0};
+  opt.sin = {at(210000), DType::f32, M, 16, 0};
+  opt.q_norm = {at(220000), DType::bf16, 32};
+  opt.k_norm = {at(230000), DType::bf16, 32};
+  CHECK_PASSES_VALIDATION(linear_qkv(a_ok(), w, out, opt));
+  QkvOptions bad = opt;
+  bad.k_norm = {at(65536 + 8192 + 64), DType::bf16, 32};  // inside v
+  Status s = linear_qkv(a_ok(), w, out, bad);
+  CHECK(s.code() == Errc::aliasing);
+  CHECK(s.message() == "linear_qkv: v overlaps k_norm (they must be disjoint)");
+  bad = opt;
+  bad.cos = {at(65536 + 16), DType::f32, M, 16, 0};  // inside q
+  CHECK(linear_qkv(a_ok(), w, out, bad).code() == Errc::aliasing);
+  bad = opt;
+  bad.sin = {at(65536 + 4096 + 32), DType::f32, M, 16, 0};  // inside k
+  CHECK(linear_qkv(a_ok(), w, out, bad).code() == Errc::aliasing);
+  bad = opt;
+  bad.q_norm = {nullptr, DType::bf16, 32};
+  CHECK(linear_qkv(a_ok(), w, out, bad).code() == Errc::null_pointer);
+}
+
+TEST_CASE("linear_qkv and qkv_proj: M = 0 is a no-op that needs no GPU") {
+  const ConstRows a{nullptr, DType::bf16, 0, K, 0};
+  const ConstRows w = qkv_w;
+  const Rows none{nullptr, DType::bf16, 0, 64, 0};
+  QkvOptions opt = two_heads();
+  opt.rotary_dim = 16;
+  opt.cos = {nullptr, DType::f32, 0, 16, 0};  // cos and sin of no tokens
+  opt.sin = {nullptr, DType::f32, 0, 16, 0};
+  CHECK(linear_qkv(a, w, {none, none, none}, opt).ok());
+  const H3Dims tiny = H3Dims::tiny();
+  const ConstRows h{nullptr, DType::bf16, 0, tiny.hidden, 0};
+  const ConstRows w_qkv{at(8192), DType::bf16, 3 * tiny.heads * tiny.head_dim, tiny.hidden, 0};
+  const Rows part{nullptr, DType::bf16, 0, tiny.heads * tiny.head_dim, 0};
+  const ConstVec norm{at(220000), DType::bf16, tiny.head_dim};
+  const ConstRows table{nullptr, DType::f32, 0, tiny.rotary_dim, 0};
+  CHECK(qkv_proj(h, w_qkv, {part, part, part}, norm, norm, table, table, nullptr, tiny).ok());
 }
 
 }  // namespace validation_cases

@@ -183,6 +183,30 @@ TEST_CASE("linear_residual: residual, gate table and index checks") {
   CHECK(linear_residual(a_ok(), w_ok(), res, out_ok(), opt).code() == Errc::bad_shape);
   opt.gate = {at(16384), DType::bf16, 3, N, 0};
   CHECK(linear_residual(a_ok(), w_ok(), res, out_ok(), opt).code() == Errc::aliasing);  // gate table is the output
+  opt.gate = {nullptr, DType::bf16, 3, N, 0};  // a shape without a pointer is not "no gate"
+  CHECK(linear_residual(a_ok(), w_ok(), res, out_ok(), opt).code() == Errc::null_pointer);
+  opt = {};
+  opt.bias = {at(16384 + 32), DType::bf16, N};  // bias inside the output, in place or not
+  CHECK(linear_residual(a_ok(), w_ok(), res, out_ok(), opt).code() == Errc::aliasing);
+  CHECK(linear_residual(a_ok(), w_ok(), as_const(out_ok()), out_ok(), opt).code() == Errc::aliasing);
+  opt.bias = {nullptr, DType::bf16, N};
+  CHECK(linear_residual(a_ok(), w_ok(), res, out_ok(), opt).code() == Errc::null_pointer);
+}
+
+TEST_CASE("linear_residual and the presets: M = 0 is a no-op that needs no GPU") {
+  const ConstRows empty_a{nullptr, DType::bf16, 0, K, 0};
+  const Rows empty_out{nullptr, DType::bf16, 0, N, 0};
+  ResidualOptions opt;
+  opt.gate = {at(98304), DType::bf16, 3, N, 0};  // a gate table, and no index for no rows
+  CHECK(linear_residual(empty_a, w_ok(), as_const(empty_out), empty_out, opt).ok());
+  const H3Dims tiny = H3Dims::tiny();
+  const ConstRows w_out{at(8192), DType::bf16, tiny.hidden, tiny.heads * tiny.head_dim, 0};
+  const ConstRows attn{nullptr, DType::bf16, 0, tiny.heads * tiny.head_dim, 0};
+  const Rows x{nullptr, DType::bf16, 0, tiny.hidden, 0};
+  CHECK(out_proj(attn, w_out, x, {at(65536 * 8), DType::bf16, 2, tiny.hidden, 0}, nullptr, nullptr, tiny).ok());
+  const ConstRows w_fc2{at(8192), DType::bf16, tiny.hidden, tiny.ffn, 0};
+  const ConstRows a_fc2{nullptr, DType::bf16, 0, tiny.ffn, 0};
+  CHECK(fc2(a_fc2, w_fc2, x, {at(65536 * 8), DType::bf16, 2, tiny.hidden, 0}, nullptr, nullptr, tiny).ok());
 }
 
 TEST_CASE("out_proj and fc2 check the H3 block's shapes") {

@@ -6,6 +6,8 @@
 #include <cuda_runtime_api.h>
 
 #include <array>
+#include <atomic>
+#include <cstdint>
 #include <mutex>
 
 namespace fusekit {
@@ -45,6 +47,39 @@ inline Status current_device(DeviceInfo& info) {
   });
   if (errors[dev] != cudaSuccess) return Status::cuda(errors[dev], "cudaDeviceGetAttribute");
   info = cache[dev];
+  return {};
+}
+
+// Once per device: function attributes (a shared-memory opt-in, non-portable cluster sizes) are
+// set per device, so a process that calls on two GPUs sets them on each. run(device, f) calls f
+// on the current device until it succeeds there; a failure is returned and tried again next time.
+class PerDeviceOnce {
+ public:
+  template <class F> cudaError_t run(int device, F&& f) {
+    const bool tracked = device >= 0 && device < 64;  // beyond: set every call (correct, slower)
+    const std::uint64_t bit = tracked ? std::uint64_t(1) << device : 0;
+    if (tracked && (done_.load(std::memory_order_acquire) & bit)) return cudaSuccess;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (tracked && (done_.load(std::memory_order_relaxed) & bit)) return cudaSuccess;
+    const cudaError_t e = f();
+    if (e == cudaSuccess) done_.fetch_or(bit, std::memory_order_release);
+    return e;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::atomic<std::uint64_t> done_{0};
+};
+
+// Whether the code this binary runs for `kernel` on the current device was compiled for compute
+// capability 9.0 or newer. A binary built only for older targets runs on an sm_90 GPU by JIT from
+// their PTX (ptxVersion < 90), where code under `#if __CUDA_ARCH__ >= 900` is compiled out: the
+// cluster, staged and Hopper kernels would do nothing or trap. (ptxVersion 0, which cubins that
+// do not record it report, defers to the binary's architecture.)
+inline Status compiled_for_sm90(const void* kernel, bool& yes) {
+  cudaFuncAttributes attr{};
+  FUSEKIT_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
+  yes = attr.binaryVersion >= 90 && (attr.ptxVersion == 0 || attr.ptxVersion >= 90);
   return {};
 }
 

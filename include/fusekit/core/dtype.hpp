@@ -22,6 +22,10 @@ enum class DType : std::uint8_t { f32, f16, bf16 };
 
 FUSEKIT_HD constexpr std::size_t dtype_size(DType t) { return t == DType::f32 ? 4 : 2; }
 
+// A DType holds one of the three enumerators (a value cast from an integer may not): every entry
+// point checks this before it trusts dtype_size, which reads any other value as 2 bytes.
+constexpr bool dtype_valid(DType t) { return t == DType::f32 || t == DType::f16 || t == DType::bf16; }
+
 constexpr const char* dtype_name(DType t) {
   return t == DType::f32 ? "f32" : t == DType::f16 ? "f16" : "bf16";
 }

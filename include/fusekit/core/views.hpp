@@ -42,6 +42,8 @@ inline std::string str(std::int64_t v) { return std::to_string(v); }
 template <class Ptr>
 Status check_rows(const char* op, const char* name, const BasicRows<Ptr>& v) {
   const std::string where = std::string(op) + ": " + name;
+  if (!dtype_valid(v.dtype))
+    return {Errc::unsupported_dtype, where + " has no valid dtype (" + str(int(v.dtype)) + ")"};
   if (v.rows < 0 || v.cols < 0)
     return {Errc::bad_shape, where + " has negative extent (" + str(v.rows) + " x " + str(v.cols) + ")"};
   if (v.stride != 0 && v.stride < v.cols)
@@ -53,9 +55,16 @@ Status check_rows(const char* op, const char* name, const BasicRows<Ptr>& v) {
   return {};
 }
 
+// An optional vector: absent is {nullptr, any dtype, 0 elements}; a null pointer with a size is an
+// error, not a quiet "absent".
 inline Status check_vec(const char* op, const char* name, const ConstVec& v, std::int64_t expected) {
   const std::string where = std::string(op) + ": " + name;
-  if (!v.present()) return {};
+  if (!v.present()) {
+    if (v.size == 0) return {};
+    return {Errc::null_pointer, where + " is null with " + str(v.size) + " elements"};
+  }
+  if (!dtype_valid(v.dtype))
+    return {Errc::unsupported_dtype, where + " has no valid dtype (" + str(int(v.dtype)) + ")"};
   if (v.size != expected)
     return {Errc::bad_shape, where + " has " + str(v.size) + " elements, expected " + str(expected)};
   if (reinterpret_cast<std::uintptr_t>(v.data) % dtype_size(v.dtype) != 0)
@@ -63,10 +72,22 @@ inline Status check_vec(const char* op, const char* name, const ConstVec& v, std
   return {};
 }
 
+// A vector as a one-row matrix (for the overlap checks below); absent vectors are empty.
+inline ConstRows vec_rows(const ConstVec& v) { return {v.data, v.dtype, v.present() ? 1 : 0, v.size, 0}; }
+
 // Byte range [first, last) touched by a matrix; empty views touch nothing.
 template <class Ptr> inline void byte_span(const BasicRows<Ptr>& v, std::uintptr_t& lo, std::uintptr_t& hi) {
   lo = reinterpret_cast<std::uintptr_t>(v.data);
   hi = v.empty() ? lo : lo + ((v.rows - 1) * v.row_stride() + v.cols) * dtype_size(v.dtype);
+}
+
+// Whether two matrices share any byte (by their spans: an interleaved pair counts as overlapping).
+template <class P, class Q> bool overlap(const BasicRows<P>& a, const BasicRows<Q>& b) {
+  if (a.empty() || b.empty()) return false;
+  std::uintptr_t a0, a1, b0, b1;
+  byte_span(a, a0, a1);
+  byte_span(b, b0, b1);
+  return a0 < b1 && b0 < a1;
 }
 
 // Two matrices may be the very same buffer (in place: same pointer, stride and dtype), or disjoint.

@@ -49,9 +49,12 @@ Status launch_with_shape(const GemmOperands<T>& op, const typename Epi::Params& 
 
 }  // namespace detail
 
-// Largest grid dimension y (N-tiles) and x (M-tiles) the launcher accepts.
+// Largest grid dimension y (N-tiles) the portable launcher accepts. M and K stay below 2^31 by a
+// tile: the Hopper main loops give the copy engine 32-bit coordinates (row m0 of A, column k of
+// A and W), which would wrap past that and read zeros instead of the rows asked for.
 inline constexpr std::int64_t kMaxNTiles = 65535;
-inline constexpr std::int64_t kMaxMTiles = 0x7fffffff;
+inline constexpr std::int64_t kMaxRows = (std::int64_t(1) << 31) - 256;
+inline constexpr std::int64_t kMaxK = (std::int64_t(1) << 31) - 64;
 
 enum class GemmPath : std::uint8_t { automatic, portable, hopper };
 
@@ -189,13 +192,16 @@ inline std::atomic<GemmPath>& gemm_path() {
 
 namespace detail {
 // The Hopper kernel needs compute capability 9.0 and sm_90a machine code in this binary (a
-// build for other targets compiles it to a trap): the kernel's binary version tells.
+// build for other targets compiles it to a trap): binary version 9.0, compiled from sm_90 code
+// (not an older target's PTX compiled here at load time).
 template <class T, class Epi> bool hopper_available(const DeviceInfo& device) {
   if (device.major != 9 || device.minor != 0) return false;
   static const bool built = [] {
+    const void* kernel = reinterpret_cast<const void*>(&gemm_kernel_sm90<HopperMainLoop<T>, Epi>);
     cudaFuncAttributes attr{};
-    return cudaFuncGetAttributes(&attr, &gemm_kernel_sm90<HopperMainLoop<T>, Epi>) == cudaSuccess &&
-           attr.binaryVersion == 90;
+    bool sm90 = false;
+    return cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.binaryVersion == 90 &&
+           compiled_for_sm90(kernel, sm90).ok() && sm90;
   }();
   return built;
 }
@@ -203,8 +209,12 @@ template <class T, class Epi> bool hopper_available(const DeviceInfo& device) {
 
 // Launches Epi on Y = A * W^T. op.m > 0; the device picks the main loop and the tile shape.
 template <class T, class Epi>
-Status launch_gemm(const GemmOperands<T>& op, const typename Epi::Params& params, const DeviceInfo& device,
+Status launch_gemm(const GemmOperands<T>& operands, const typename Epi::Params& params, const DeviceInfo& device,
                    cudaStream_t stream) {
+  // One row of A has no row stride, but the copy engine wants a multiple of 16 bytes even then:
+  // a row of a padded batch (stride K + 4, say) runs as the dense row it is.
+  GemmOperands<T> op = operands;
+  if (op.m == 1) op.lda = op.k;
   const std::int64_t n_tiles = Epi::n_tiles(params, op.n, kTileN);
   const GemmPath path = gemm_path().load(std::memory_order_relaxed);
   if (path != GemmPath::portable && detail::hopper_available<T, Epi>(device)) {

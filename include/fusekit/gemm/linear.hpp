@@ -60,7 +60,8 @@ struct QkvOptions {
 
 // q, k, v: [M, heads * head_dim] each, token-major (row = token, heads side by side), so an
 // attention kernel reads them as [tokens, heads, head_dim] with no transpose (FlashAttention's
-// varlen layout) and each CTA writes whole 256-byte head rows. Separate buffers, any row stride.
+// varlen layout) and each CTA writes whole 256-byte head rows. Separate buffers; any row stride
+// that keeps every row 16-byte aligned.
 struct QkvOutputs {
   Rows q, k, v;
 };
@@ -91,6 +92,12 @@ inline Status check_result(const char* op, const char* name, const Rows& out, st
   FUSEKIT_TRY(check_output(op, name, out, a.rows, cols, a.dtype));
   FUSEKIT_TRY(check_disjoint(op, name, out, "a", a));
   return check_disjoint(op, name, out, "w", w);
+}
+
+// An output disjoint from a vector every CTA reads (bias, norm weight): an overlap is a race.
+inline Status check_disjoint_vec(const char* op, const char* out_name, const Rows& out, const char* name,
+                                 const ConstVec& v) {
+  return check_disjoint(op, out_name, out, name, fusekit::detail::vec_rows(v));
 }
 
 template <class T> struct Launcher {
@@ -125,6 +132,7 @@ Status linear(const ConstRows& a, const ConstRows& w, const Rows& out, const Lin
   FUSEKIT_TRY(detail::check_operands(op, a, w));
   FUSEKIT_TRY(detail::check_result(op, "out", out, w.rows, a, w));
   FUSEKIT_TRY(detail::check_optional_vec(op, "bias", opt.bias, w.rows, a.dtype));
+  FUSEKIT_TRY(detail::check_disjoint_vec(op, "out", out, "bias", opt.bias));
   return detail::dispatch(op, a, w, out.dtype, stream, [&]<class T, class OutT>(const detail::Launcher<T>& gemm, OutT) {
     using Epi = LinearEpilogue<T, OutT>;
     return gemm.template run<Epi>(
@@ -142,6 +150,7 @@ Status linear_glu(const ConstRows& a, const ConstRows& w, const Rows& out, const
     return {Errc::bad_shape, "linear_glu: w.rows (" + std::to_string(w.rows) + ") must be a multiple of 16 (2 x N/2)"};
   FUSEKIT_TRY(detail::check_result(op, "out", out, w.rows / 2, a, w));
   FUSEKIT_TRY(detail::check_optional_vec(op, "bias", opt.bias, w.rows, a.dtype));
+  FUSEKIT_TRY(detail::check_disjoint_vec(op, "out", out, "bias", opt.bias));
   return detail::dispatch(op, a, w, out.dtype, stream, [&]<class T, class OutT>(const detail::Launcher<T>& gemm, OutT) {
     using Epi = GluEpilogue<T, OutT>;
     return gemm.template run<Epi>(typename Epi::Params({detail::ptr<T>(opt.bias)}, {opt.act, opt.order},
@@ -159,7 +168,11 @@ Status linear_residual(const ConstRows& a, const ConstRows& w, const ConstRows& 
   FUSEKIT_TRY(detail::check_result(op, "out", out, w.rows, a, w));
   FUSEKIT_TRY(detail::check_input(op, "residual", residual, a.rows, w.rows, out.dtype));
   FUSEKIT_TRY(detail::check_optional_vec(op, "bias", opt.bias, w.rows, a.dtype));
+  FUSEKIT_TRY(detail::check_disjoint_vec(op, "out", out, "bias", opt.bias));
   const bool gated = opt.gate.data != nullptr;
+  if (!gated && !opt.gate.empty())
+    return {Errc::null_pointer, "linear_residual: gate is null with " + std::to_string(opt.gate.rows) + " x " +
+                                    std::to_string(opt.gate.cols) + " elements"};
   if (gated) {
     FUSEKIT_TRY(detail::check_input(op, "gate", opt.gate, opt.gate.rows, w.rows, a.dtype));
     if (opt.gate.rows <= 0) return {Errc::bad_shape, "linear_residual: gate table has no rows"};
@@ -211,8 +224,15 @@ Status linear_qkv(const ConstRows& a, const ConstRows& w, const QkvOutputs& out,
     FUSEKIT_TRY(detail::check_input(op, "cos", opt.cos, a.rows, opt.rotary_dim, DType::f32));
     FUSEKIT_TRY(detail::check_input(op, "sin", opt.sin, a.rows, opt.rotary_dim, DType::f32));
   }
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i < 3; ++i) {  // outputs disjoint from each other and from every table the grid reads
     FUSEKIT_TRY(detail::check_disjoint(op, names[i], *outs[i], names[(i + 1) % 3], *outs[(i + 1) % 3]));
+    FUSEKIT_TRY(detail::check_disjoint_vec(op, names[i], *outs[i], "q_norm", opt.q_norm));
+    FUSEKIT_TRY(detail::check_disjoint_vec(op, names[i], *outs[i], "k_norm", opt.k_norm));
+    if (opt.rotary_dim > 0) {
+      FUSEKIT_TRY(detail::check_disjoint(op, names[i], *outs[i], "cos", opt.cos));
+      FUSEKIT_TRY(detail::check_disjoint(op, names[i], *outs[i], "sin", opt.sin));
+    }
+  }
   return detail::dispatch(op, a, w, out.q.dtype, stream, [&]<class T, class OutT>(const detail::Launcher<T>& gemm, OutT) {
     using Heads = QkvHeads<T, OutT>;
     typename Heads::Params heads;

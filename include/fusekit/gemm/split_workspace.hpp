@@ -2,12 +2,15 @@
 // the library per device and stream, so the entry points keep their signatures.
 //
 // Why per stream: two calls that run at once must not share arrival counters or partials, and
-// calls on one stream never run at once. A CUDA graph captured from a stream keeps using that
-// stream's buffers, so they are never freed (a larger need allocates larger ones and keeps the
-// old); replays of graphs captured from one stream must not overlap each other or calls on that
-// stream. Allocation during a capture switches this thread to relaxed capture mode for the
-// cudaMalloc (it is not a stream operation); the counters are zeroed by a memset on the stream,
-// which a capture records and each replay repeats, harmlessly (the kernel leaves them at 0).
+// calls on one stream never run at once. The handles that name a different stream in each host
+// thread (nullptr under per-thread default streams, cudaStreamPerThread) are kept per thread too.
+// A CUDA graph captured from a stream keeps using that stream's buffers, so they are never freed
+// (a larger need allocates larger ones and keeps the old); replays of graphs captured from one
+// stream must not overlap each other or calls on that stream, and a stream destroyed while its
+// calls still run must not have its handle reused for new calls before they end. Allocation
+// switches this thread to relaxed capture mode (cudaMalloc is not a stream operation) and zeroes
+// the counters there, synchronously on a stream of its own: a memset recorded into a capture
+// would zero them only for that graph's replays, not for calls outside it. Kernels leave them 0.
 #pragma once
 
 #include "fusekit/core/status.hpp"
@@ -17,7 +20,8 @@
 #include <cstddef>
 #include <map>
 #include <mutex>
-#include <utility>
+#include <thread>
+#include <tuple>
 
 namespace fusekit::gemm {
 
@@ -28,13 +32,29 @@ struct SplitBuffers {
 
 namespace detail {
 
-inline Status allocate_uncaptured(void** p, std::size_t bytes) {
+// Runs f() with this thread in relaxed capture mode, so that a capture on any stream lets through
+// the allocations and the side stream below (neither is an operation of the captured stream).
+template <class F> Status uncaptured(F&& f) {
   cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
   FUSEKIT_CUDA_TRY(cudaThreadExchangeStreamCaptureMode(&mode));
-  const cudaError_t e = cudaMalloc(p, bytes);
+  const Status s = f();
   FUSEKIT_CUDA_TRY(cudaThreadExchangeStreamCaptureMode(&mode));
-  if (e != cudaSuccess) return Status::cuda(e, "cudaMalloc (split-K workspace)");
-  return {};
+  return s;
+}
+
+inline Status allocate_zeroed(void** p, std::size_t bytes, bool zero) {
+  return uncaptured([&]() -> Status {
+    if (const cudaError_t e = cudaMalloc(p, bytes); e != cudaSuccess)
+      return Status::cuda(e, "cudaMalloc (split-K workspace)");
+    if (!zero) return {};
+    cudaStream_t side = nullptr;
+    cudaError_t e = cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking);
+    if (e == cudaSuccess) e = cudaMemsetAsync(*p, 0, bytes, side);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(side);
+    if (side != nullptr) cudaStreamDestroy(side);
+    if (e != cudaSuccess) return Status::cuda(e, "zeroing the split-K counters");
+    return {};
+  });
 }
 
 }  // namespace detail
@@ -48,19 +68,19 @@ inline Status split_workspace(int device, cudaStream_t stream, std::size_t parti
     std::size_t floats = 0, counters = 0;
   };
   static std::mutex mutex;
-  static std::map<std::pair<int, cudaStream_t>, Entry> entries;
+  static std::map<std::tuple<int, cudaStream_t, std::thread::id>, Entry> entries;
+  const bool per_thread = stream == nullptr || stream == cudaStreamPerThread;
   std::lock_guard<std::mutex> lock(mutex);
-  Entry& e = entries[{device, stream}];
+  Entry& e = entries[{device, stream, per_thread ? std::this_thread::get_id() : std::thread::id{}}];
   if (e.floats < partial_floats || e.counters < counters) {
     Entry grown;
     grown.floats = partial_floats > 2 * e.floats ? partial_floats : 2 * e.floats;
     grown.counters = counters > 2 * e.counters ? counters : 2 * e.counters;
     void* p = nullptr;
-    FUSEKIT_TRY(detail::allocate_uncaptured(&p, grown.floats * sizeof(float)));
+    FUSEKIT_TRY(detail::allocate_zeroed(&p, grown.floats * sizeof(float), false));
     grown.buffers.partials = static_cast<float*>(p);
-    FUSEKIT_TRY(detail::allocate_uncaptured(&p, grown.counters * sizeof(unsigned)));
+    FUSEKIT_TRY(detail::allocate_zeroed(&p, grown.counters * sizeof(unsigned), true));
     grown.buffers.arrivals = static_cast<unsigned*>(p);
-    FUSEKIT_CUDA_TRY(cudaMemsetAsync(grown.buffers.arrivals, 0, grown.counters * sizeof(unsigned), stream));
     e = grown;  // the old buffers stay allocated: a captured graph may still use them
   }
   out = e.buffers;

@@ -47,7 +47,8 @@ inline Status check_operands(const char* op, const ConstRows& a, const ConstRows
     return {Errc::bad_shape, where(op, "N = w.rows (") + str(w.rows) + ") must be a positive multiple of 8"};
   if ((w.rows + kTileN - 1) / kTileN > kMaxNTiles)
     return {Errc::too_large, where(op, "N = w.rows (") + str(w.rows) + ") exceeds " + str(kMaxNTiles * kTileN)};
-  if ((a.rows + 63) / 64 > kMaxMTiles) return {Errc::too_large, where(op, "M (") + str(a.rows) + ") is too large"};
+  if (a.rows > kMaxRows) return {Errc::too_large, where(op, "M (") + str(a.rows) + ") exceeds " + str(kMaxRows)};
+  if (w.cols > kMaxK) return {Errc::too_large, where(op, "K (") + str(w.cols) + ") exceeds " + str(kMaxK)};
   FUSEKIT_TRY(check_aligned16(op, "a", a));
   FUSEKIT_TRY(check_aligned16(op, "w", w));
   return {};
@@ -80,9 +81,10 @@ Status check_input(const char* op, const char* name, const BasicRows<Ptr>& in, s
   return {};
 }
 
-// An optional vector (bias, norm weight): absent is fine; present needs size and dtype.
+// An optional vector (bias, norm weight): absent ({nullptr, any dtype, 0}) is fine; present needs
+// size and dtype.
 inline Status check_optional_vec(const char* op, const char* name, const ConstVec& v, std::int64_t size, DType dtype) {
-  if (!v.present()) return {};
+  if (!v.present()) return fusekit::detail::check_vec(op, name, v, size);  // an error if it has a size
   if (v.dtype != dtype)
     return {Errc::unsupported_dtype, where(op, name) + " is " + dtype_name(v.dtype) + ", expected " + dtype_name(dtype)};
   return fusekit::detail::check_vec(op, name, v, size);
