@@ -6,11 +6,13 @@
 // instantiates the kernels of every dtype pair it may meet; a translation unit that knows its
 // dtypes can name them and compile only those, e.g. fusekit::rms_norm<fusekit::DTypes<fusekit::bf16_t>>.
 //
-// Any N from 1 to reduce::max_cols(dtype) (f32: 294908, f16/bf16: 589816), any number of rows
+// Any N from 1 to reduce::max_cols(dtype) (f32: 294908, f16/bf16: 589816), up to 2^27 - 1 rows
 // (0 is a no-op), any row stride >= N, pointers aligned to their element size (16-byte alignment
 // is not required; it is faster), in place allowed (out == in). Accumulation is fp32. A row's result
-// depends only on its values, N, the dtypes and the row's address modulo 16 bytes: never on how many
-// rows share the call. Errors are reported before any device work; nothing is written then.
+// depends only on its values, N, the dtypes, the row's address modulo 16 bytes and, for rows that
+// take the staged kernel (docs/reduce.md), whether a residual shares the input's 16-byte alignment
+// in every row: never on how many rows share the call. Errors are reported before any device
+// work; nothing is written then.
 #pragma once
 
 #include "fusekit/reduce/dispatch.cuh"

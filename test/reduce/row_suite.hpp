@@ -54,11 +54,12 @@ template <RowOp kOp> void suite_sizes() {
   check_case<kOp>(longest);
 }
 
-// Strides, misaligned pointers, in place, mixed dtypes. N = 4096 and 16384 fill their layouts
-// exactly when aligned (bf16: 256 threads x 2 and x 8 vectors; f32 4096: 256 x 4), so their
-// misaligned rows take the general agent's spilled vector.
+// Strides, misaligned pointers, in place, mixed dtypes, on a length of every layout. N = 4096
+// and 16384 fill their layouts exactly when aligned (bf16: 256 threads x 2 and x 8 vectors; f32
+// 4096: 256 x 4), so their misaligned rows take the general agent's spilled vector; N = 1 to 3
+// are shorter than a vector; 65537 splits over a cluster (or slices) with a one-element tail.
 template <RowOp kOp> void suite_layouts() {
-  for (std::int64_t n : {7, 1537, 4096, 5376, 16384, 40000}) {
+  for (std::int64_t n : {1, 2, 3, 7, 127, 128, 1537, 4096, 5376, 16384, 40000, 65537}) {
     RowCase c;
     c.rows = 37;
     c.cols = n;

@@ -289,6 +289,74 @@ TEST_CASE("validate: each rule gives its own error") {
   CHECK(check<RmsNormPolicy>(in, out, o).code() == Errc::null_pointer);
 }
 
+TEST_CASE("validate: optional vectors, dtypes and the weight offset") {
+  const ConstRows in{host_in, DType::bf16, 16, 128, 0};
+  const Rows out{host_out, DType::bf16, 16, 128, 0};
+  NormOptions o;
+  o.weight = {nullptr, DType::bf16, 128};  // a size without a pointer is not "absent"
+  CHECK(check<RmsNormPolicy>(in, out, o).code() == Errc::null_pointer);
+  o.weight = {nullptr, DType::bf16, 0};
+  CHECK(check<RmsNormPolicy>(in, out, o).ok());
+  o = {};
+  o.bias = {nullptr, DType::bf16, 128};
+  CHECK(check<LayerNormPolicy>(in, out, o).code() == Errc::null_pointer);
+  o = {};
+  o.weight = {host_in + 4096, static_cast<DType>(7), 128};  // cast from an integer: read as 2 bytes otherwise
+  CHECK(check<RmsNormPolicy>(in, out, o).code() == Errc::unsupported_dtype);
+  o = {};
+  o.weight_offset = 1.f;  // "1 + w" with no w
+  CHECK(check<RmsNormPolicy>(in, out, o).code() == Errc::bad_argument);
+  o.weight = {host_in + 4096, DType::bf16, 128};
+  CHECK(check<RmsNormPolicy>(in, out, o).ok());
+  o = {};
+  o.residual = {host_in + 8192, static_cast<DType>(3), 16, 128, 0};
+  CHECK(check<RmsNormPolicy>(in, out, o).code() == Errc::unsupported_dtype);
+  o = {};
+  const auto* index = reinterpret_cast<const std::int32_t*>(host_in + 65536);
+  o.modulation = {host_in + 16384, host_in + 16384 + 128, static_cast<DType>(9), 4, 256, index};
+  CHECK(check<RmsNormPolicy>(in, out, o).code() == Errc::unsupported_dtype);
+  o.modulation.dtype = DType::bf16;
+  CHECK(check<RmsNormPolicy>(in, out, o).ok());
+}
+
+TEST_CASE("validate: what a call writes stays apart from what every row reads") {
+  // out is 16 x 128 f32 at host_out (8 KB); each read below starts inside it.
+  const ConstRows in{host_in, DType::f32, 16, 128, 0};
+  const Rows out{host_out, DType::f32, 16, 128, 0};
+  float* const inside_out = host_out + 1000;
+  NormOptions o;
+  o.weight = {inside_out, DType::f32, 128};
+  Status s = check<RmsNormPolicy>(in, out, o);
+  CHECK(s.code() == Errc::aliasing);
+  CHECK(s.message() == "rms_norm: out overlaps weight");
+  o.weight = {host_out + 16 * 128, DType::f32, 128};  // just past out's last element
+  CHECK(check<RmsNormPolicy>(in, out, o).ok());
+  o = {};
+  o.bias = {inside_out, DType::f32, 128};
+  CHECK(check<LayerNormPolicy>(in, out, o).code() == Errc::aliasing);
+  o = {};
+  const auto* index = reinterpret_cast<const std::int32_t*>(host_in + 65536);
+  o.modulation = {inside_out, host_in + 16384, DType::f32, 2, 256, index};  // scale table inside out
+  CHECK(check<RmsNormPolicy>(in, out, o).code() == Errc::aliasing);
+  o.modulation = {host_in + 16384, host_in + 16384 + 128, DType::f32, 2, 256,
+                  reinterpret_cast<const std::int32_t*>(inside_out)};  // the index inside out
+  CHECK(check<RmsNormPolicy>(in, out, o).code() == Errc::aliasing);
+  o = {};
+  o.stats = host_in + 100;  // stats inside a row being read
+  s = check<LayerNormPolicy>(in, out, o);
+  CHECK(s.code() == Errc::aliasing);
+  CHECK(s.message() == "layer_norm: stats overlaps in");
+  o.stats = inside_out;
+  CHECK(check<LayerNormPolicy>(in, out, o).code() == Errc::aliasing);
+  o.stats = host_out + 16 * 128;  // right after out: 16 rows x {mean, rstd}
+  CHECK(check<LayerNormPolicy>(in, out, o).ok());
+  o = {};
+  o.residual = {host_in + 8192, DType::f32, 16, 128, 0};
+  o.residual_out = {host_in + 32768, DType::f32, 16, 128, 0};
+  o.weight = {host_in + 32768 + 5 * 128, DType::f32, 128};  // weight inside residual_out
+  CHECK(check<RmsNormPolicy>(in, out, o).code() == Errc::aliasing);
+}
+
 TEST_CASE("validate: the message names the op and the argument") {
   Status s = check<LayerNormPolicy>({host_in, DType::f32, 4, 8, 7}, {host_out, DType::f32, 4, 8, 0});
   CHECK(s.to_string() == "bad_shape: layer_norm: in.stride (7) < cols (8)");

@@ -68,11 +68,18 @@ inline bool not_hopper() { return no_gpu() || gpu_state().major != 9; }
 namespace fusekit::test {
 
 // Owning device allocation. `offset_bytes` shifts the returned pointer to test misaligned access.
+// Guard bytes surround [get(), get() + bytes()) (the shift included): set when the buffer is made,
+// checked when it is freed, so a kernel that writes before a misaligned start or past the end
+// fails the test that owns the buffer, even where the write lands in no one's output.
 class DeviceBuffer {
  public:
+  static constexpr std::size_t kGuard = 256;  // bytes watched on each side, beyond the shift
+  static constexpr unsigned char kGuardByte = 0xA5;
+
   DeviceBuffer() = default;
   explicit DeviceBuffer(std::size_t bytes, std::size_t offset_bytes = 0) : bytes_(bytes), offset_(offset_bytes) {
-    CUDA_CHECK(cudaMalloc(&base_, bytes + offset_bytes + 16));
+    CUDA_CHECK(cudaMalloc(&base_, total()));
+    CUDA_CHECK(cudaMemset(base_, kGuardByte, total()));
   }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
@@ -83,9 +90,13 @@ class DeviceBuffer {
     std::swap(offset_, o.offset_);
     return *this;
   }
-  ~DeviceBuffer() { if (base_) cudaFree(base_); }
+  ~DeviceBuffer() {
+    if (!base_) return;
+    check_guards();
+    cudaFree(base_);
+  }
 
-  void* get() const { return static_cast<char*>(base_) + offset_; }
+  void* get() const { return static_cast<char*>(base_) + front(); }
   template <class T> T* as() const { return static_cast<T*>(get()); }
   std::size_t bytes() const { return bytes_; }
 
@@ -94,7 +105,30 @@ class DeviceBuffer {
   // Fill with 0xFF bytes: NaN for every float type, so an element never written is caught.
   void poison() { CUDA_CHECK(cudaMemset(get(), 0xFF, bytes_)); }
 
+  // Whether every guard byte is as the constructor left it (false too if they cannot be read).
+  bool guards_intact() const {
+    std::vector<unsigned char> before(front()), after(kGuard);
+    if (cudaMemcpy(before.data(), base_, before.size(), cudaMemcpyDeviceToHost) != cudaSuccess ||
+        cudaMemcpy(after.data(), static_cast<char*>(get()) + bytes_, after.size(), cudaMemcpyDeviceToHost) !=
+            cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+    for (unsigned char b : before) if (b != kGuardByte) return false;
+    for (unsigned char b : after) if (b != kGuardByte) return false;
+    return true;
+  }
+
  private:
+  std::size_t front() const { return kGuard + offset_; }
+  std::size_t total() const { return front() + bytes_ + kGuard; }
+  void check_guards() const {
+    // A context an earlier error broke cannot be read: that error was reported where it happened.
+    if (cudaPeekAtLastError() != cudaSuccess) return;
+    CHECK_MESSAGE(guards_intact(), "a kernel wrote outside its buffer of " << bytes_ << " bytes (shifted by "
+                                                                           << offset_ << ")");
+  }
+
   void* base_ = nullptr;
   std::size_t bytes_ = 0, offset_ = 0;
 };

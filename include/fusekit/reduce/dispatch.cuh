@@ -1,5 +1,5 @@
 // fusekit/reduce/dispatch.cuh: picks the row layout for (N, dtype) and launches the kernel.
-// Arguments are validated before this layer is reached (reduce/validate.hpp).
+// Arguments are validated before this layer is reached (reduce/options.hpp).
 #pragma once
 
 #include "fusekit/core/device.hpp"
@@ -8,8 +8,8 @@
 #include "fusekit/reduce/row_kernel.cuh"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
-#include <mutex>
 
 namespace fusekit::reduce {
 
@@ -48,18 +48,34 @@ inline std::atomic<int>& slice_bytes() {
   return bytes;
 }
 
+// Whether the row kernels of this binary were compiled for sm_90 on the current device (a GPU of
+// compute capability 9.0 or newer): the cluster and staged kernels, and the wait that makes a
+// PDL launch safe, are compiled out below it (compiled_for_sm90). Once per device.
+template <class Policy, class TIn, class TOut> Status sm90_row_kernels(const DeviceInfo& device, bool& yes) {
+  yes = false;
+  if (device.major < 9) return {};
+  static std::array<std::atomic<signed char>, 64> known{};  // 0: not asked yet, 1: yes, -1: no
+  const bool tracked = device.ordinal >= 0 && device.ordinal < 64;
+  if (tracked && known[device.ordinal].load(std::memory_order_relaxed) != 0) {
+    yes = known[device.ordinal].load(std::memory_order_relaxed) > 0;
+    return {};
+  }
+  FUSEKIT_TRY(compiled_for_sm90(reinterpret_cast<const void*>(&row_cluster_kernel<Policy, TIn, TOut>), yes));
+  if (tracked) known[device.ordinal].store(yes ? 1 : -1, std::memory_order_relaxed);
+  return {};
+}
+
 template <class Policy, class TIn, class TOut, bool kSliced>
 Status launch_staged(const RowParams& p, const StagedLayout& layout, const DeviceInfo& device, cudaStream_t stream) {
   auto kernel = staged_row_kernel<Policy, TIn, TOut, kSliced>;
-  // Stages beyond 48 KB and clusters of 16 ("non-portable") need an opt-in, once per kernel.
-  static std::once_flag opt_in;
-  static cudaError_t opt_in_error = cudaSuccess;
-  std::call_once(opt_in, [&] {
+  // Stages beyond 48 KB and clusters of 16 ("non-portable") need an opt-in, once per kernel and device.
+  static PerDeviceOnce opt_in;
+  const cudaError_t opt_in_error = opt_in.run(device.ordinal, [&] {
     const int stage_limit = kSliced ? kMaxSlicedStageBytes : kMaxStagedStageBytes;
-    opt_in_error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        std::min(stage_limit, device.max_smem_per_block_optin));
-    if (kSliced && opt_in_error == cudaSuccess)
-      opt_in_error = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         std::min(stage_limit, device.max_smem_per_block_optin));
+    if (kSliced && e == cudaSuccess) e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    return e;
   });
   if (opt_in_error != cudaSuccess) return Status::cuda(opt_in_error, "cudaFuncSetAttribute (staged row kernel)");
   LaunchShape shape;
@@ -85,9 +101,9 @@ inline std::atomic<RowKernel>& row_kernel_choice() {
 // staged_is_faster says so), or slices over a cluster (rows no stage holds, which the register
 // kernels would split over a cluster anyway: RESULTS.md, eighteenth session).
 enum class Staging : std::uint8_t { none, row, slices };
-inline Staging staging_for(const RowParams& p, DType in, std::size_t elem, bool has_epilogue, const DeviceInfo& device) {
+inline Staging staging_for(const RowParams& p, DType in, std::size_t elem, bool has_epilogue, bool sm90) {
   const bool residual = p.residual != nullptr;
-  if (device.major < 9 || !residual_stages_alike(p, elem)) return Staging::none;
+  if (!sm90 || !residual_stages_alike(p, elem)) return Staging::none;
   const RowKernel choice = row_kernel_choice().load();
   if (choice == RowKernel::registers) return Staging::none;
   if (staged_fits(p.cols, in, residual))
@@ -106,8 +122,10 @@ Status launch_rows(const RowParams& p, cudaStream_t stream) {
   if (p.rows == 0 || p.cols == 0) return {};
   DeviceInfo device;
   FUSEKIT_TRY(current_device(device));
+  bool sm90 = false;
+  FUSEKIT_TRY((sm90_row_kernels<Policy, TIn, TOut>(device, sm90)));
   const bool residual = p.residual != nullptr;
-  switch (staging_for(p, dtype_v<TIn>, sizeof(TIn), kHasEpilogue<Policy>, device)) {
+  switch (staging_for(p, dtype_v<TIn>, sizeof(TIn), kHasEpilogue<Policy>, sm90)) {
     case Staging::row:
       return launch_staged<Policy, TIn, TOut, false>(p, select_staged_layout(p.cols, dtype_v<TIn>, residual), device, stream);
     case Staging::slices: {
@@ -122,18 +140,19 @@ Status launch_rows(const RowParams& p, cudaStream_t stream) {
   }
   const RowConfig cfg = select_row_config(p.cols, dtype_v<TIn>);
   LaunchShape shape;
-  shape.dependent = device.major >= 9;
+  shape.dependent = sm90;  // the kernels wait for the grid before them only in sm_90 code
 
   if (cfg.shape == RowShape::cluster) {
-    if (!device.clusters())
-      return {Errc::unsupported_device, std::string(Policy::kName) + ": rows of " + std::to_string(p.cols) +
-                                            " elements need thread-block clusters (sm_90 or newer)"};
+    if (!sm90)
+      return {Errc::unsupported_device,
+              std::string(Policy::kName) + ": rows of " + std::to_string(p.cols) +
+                  " elements need thread-block clusters: an sm_90 or newer GPU, and code built for it in this "
+                  "binary (e.g. -gencode=arch=compute_90a,code=sm_90a)"};
     auto kernel = row_cluster_kernel<Policy, TIn, TOut>;
-    // Clusters of 16 are "non-portable" and need an opt-in once per kernel.
-    static std::once_flag opt_in;
-    static cudaError_t opt_in_error = cudaSuccess;
-    std::call_once(opt_in, [&] {
-      opt_in_error = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    // Clusters of 16 are "non-portable" and need an opt-in once per kernel and device.
+    static PerDeviceOnce opt_in;
+    const cudaError_t opt_in_error = opt_in.run(device.ordinal, [&] {
+      return cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
     });
     if (opt_in_error != cudaSuccess) return Status::cuda(opt_in_error, "cudaFuncSetAttribute(NonPortableClusterSize)");
     shape.grid = dim3(unsigned(p.rows * cfg.cluster));

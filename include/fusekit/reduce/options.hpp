@@ -66,6 +66,42 @@ inline bool all_vectors_aligned(const RowParams& p, DType in, DType out) {
            rows_start_aligned(p.mod_shift, p.mod_stride, in, 16)));
 }
 
+inline Status check_apart(const char* op, const char* write_name, const ConstRows& write, const char* read_name,
+                          const ConstRows& read) {
+  if (!detail::overlap(write, read)) return {};
+  return {Errc::aliasing, std::string(op) + ": " + write_name + " overlaps " + read_name};
+}
+
+// What the row ops write (out, residual_out, stats) must not overlap what every row reads (the
+// weight, bias and modulation tables, the index) or, for stats, any row's input or output: one
+// row's write would change another row's read, and results would depend on scheduling.
+inline Status check_outputs_apart(const char* op, int stats_per_row, const ConstRows& in, const Rows& out,
+                                  const NormOptions& o) {
+  if (in.empty()) return {};
+  const Modulation& m = o.modulation;
+  ConstRows scale, shift, index;  // empty unless modulated
+  if (m.present()) {
+    scale = {m.scale, m.dtype, m.table_rows, in.cols, m.stride};
+    shift = {m.shift, m.dtype, m.table_rows, in.cols, m.stride};
+    index = {m.index, DType::f32, 1, in.rows, 0};  // int32: 4 bytes an entry, as f32
+  }
+  ConstRows stats;
+  if (o.stats) stats = {o.stats, DType::f32, 1, in.rows * stats_per_row, 0};
+  const ConstRows writes[3] = {as_const(out), as_const(o.residual_out), stats};
+  const char* const write_names[3] = {"out", "residual_out", "stats"};
+  for (int w = 0; w < 3; ++w) {
+    FUSEKIT_TRY(check_apart(op, write_names[w], writes[w], "weight", detail::vec_rows(o.weight)));
+    FUSEKIT_TRY(check_apart(op, write_names[w], writes[w], "bias", detail::vec_rows(o.bias)));
+    FUSEKIT_TRY(check_apart(op, write_names[w], writes[w], "modulation.scale", scale));
+    FUSEKIT_TRY(check_apart(op, write_names[w], writes[w], "modulation.shift", shift));
+    FUSEKIT_TRY(check_apart(op, write_names[w], writes[w], "modulation.index", index));
+  }
+  FUSEKIT_TRY(check_apart(op, "stats", stats, "in", in));
+  FUSEKIT_TRY(check_apart(op, "stats", stats, "residual", o.residual));
+  FUSEKIT_TRY(check_apart(op, "stats", stats, "out", as_const(out)));
+  return check_apart(op, "stats", stats, "residual_out", as_const(o.residual_out));
+}
+
 // The checks shared by every row op. `Policy` says which options it accepts.
 template <class Policy>
 Status validate(const ConstRows& in, const Rows& out, const NormOptions& o, RowParams& p) {
@@ -90,6 +126,8 @@ Status validate(const ConstRows& in, const Rows& out, const NormOptions& o, RowP
     return fail(Errc::bad_argument, "takes no weight or modulation");
   if (!Policy::kTakesBias && o.bias.present()) return fail(Errc::bad_argument, "takes no bias");
   if (!std::isfinite(o.weight_offset)) return fail(Errc::bad_argument, "weight_offset must be finite");
+  if (o.weight_offset != 0.f && !o.weight.present())
+    return fail(Errc::bad_argument, "weight_offset without a weight (it offsets the weight)");
   FUSEKIT_TRY(detail::check_vec(op, "weight", o.weight, in.cols));
   FUSEKIT_TRY(detail::check_vec(op, "bias", o.bias, in.cols));
 
@@ -118,6 +156,7 @@ Status validate(const ConstRows& in, const Rows& out, const NormOptions& o, RowP
     if (!m.scale || !m.shift || !m.index) return fail(Errc::null_pointer, "modulation needs scale, shift and index");
     if (m.table_rows < 1 || m.table_rows > INT_MAX) return fail(Errc::bad_shape, "modulation.table_rows out of range");
     if (m.stride < in.cols) return fail(Errc::bad_shape, "modulation.stride < cols");
+    if (!dtype_valid(m.dtype)) return fail(Errc::unsupported_dtype, "modulation.dtype is not a valid dtype");
     const auto size = dtype_size(m.dtype);
     if (reinterpret_cast<std::uintptr_t>(m.scale) % size || reinterpret_cast<std::uintptr_t>(m.shift) % size ||
         reinterpret_cast<std::uintptr_t>(m.index) % alignof(std::int32_t))
@@ -125,6 +164,7 @@ Status validate(const ConstRows& in, const Rows& out, const NormOptions& o, RowP
   }
   if (o.stats && reinterpret_cast<std::uintptr_t>(o.stats) % alignof(float))
     return fail(Errc::misaligned, "stats is not aligned to 4 bytes");
+  FUSEKIT_TRY(check_outputs_apart(op, Policy::kStats, in, out, o));
 
   p = RowParams{};
   p.in = in.data;

@@ -1,5 +1,5 @@
 // fusekit/reduce/staged_traits.hpp: the layout of the staged row kernel (sm_90+), and when it runs,
-// from N, the dtypes and the row count (tile_traits.hpp lays out the register kernels).
+// from N and the dtypes, never the row count (tile_traits.hpp lays out the register kernels).
 //
 // Why stage rows: a kernel that loads its row into registers holds only that row in flight while it
 // reduces and writes, and what a CTA can hold is bounded by registers: rows the register kernels
