@@ -4,12 +4,15 @@
 #include <doctest/doctest.h>
 
 #include "checkpoint/temp_dir.hpp"
+#include "convert_cli.hpp"
 #include "fusekit/checkpoint/h3_fixture.hpp"
+#include "fusekit/checkpoint/h3_layout.hpp"
 #include "fusekit/checkpoint/mapping_report.hpp"
 #include "support/gpu.hpp"
 
 #include <cstring>
 #include <filesystem>
+#include <sstream>
 #include <string>
 
 using namespace fusekit;
@@ -71,6 +74,24 @@ void convert_into(const Checkpoint& in, const Plan& plan, const std::string& pat
                   const ConvertOptions& opt = ConvertOptions{}) {
   REQUIRE(convert(in, plan, path, opt).ok());
   REQUIRE(Checkpoint::open(path, out).ok());
+}
+
+// fusekit-convert with `args`: the exit status; what it printed in `out` and `err`.
+int run_convert_cli(const std::vector<std::string>& args, std::string& out, std::string& err) {
+  std::vector<const char*> argv{"fusekit-convert"};
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream o, e;
+  const int rc = fusekit::convert_cli::run(static_cast<int>(argv.size()), argv.data(), o, e);
+  out = o.str();
+  err = e.str();
+  return rc;
+}
+
+// The tiny original-release fixture without rope.inv_freq, as some exports ship it.
+void write_original_without_rope(const std::string& path) {
+  std::vector<OutputTensor> ts = h3_fixture_tensors(tiny_fixture(H3Layout::original));
+  std::erase_if(ts, [](const OutputTensor& t) { return t.spec.name == "rope.inv_freq"; });
+  REQUIRE(write_checkpoint(path, std::move(ts), {{"format", "pt"}}).ok());
 }
 
 ConvertOptions small_shards() {
@@ -285,9 +306,205 @@ TEST_CASE("checkpoints that do not match the plan: the first problem named, noth
     CHECK(msg.find("rope.inv_freq[1]") != std::string::npos);
     CHECK(msg.find("refusing to drop it") != std::string::npos);
   }
+  SUBCASE("rope.inv_freq one ulp off the recomputation (dropping it would lose that bit)") {
+    H3FixtureOptions ofx = tiny_fixture(H3Layout::original);
+    auto msg = convert_edited([&](auto& ts) {
+      auto bytes = std::make_shared<std::vector<std::byte>>(*recompute_bytes(ofx.config.rope));
+      std::uint32_t word;
+      std::memcpy(&word, bytes->data() + 4 * 2, 4);
+      ++word;  // element 2, next float up
+      std::memcpy(bytes->data() + 4 * 2, &word, 4);
+      find(ts, "rope.inv_freq").pieces = {Piece::of_buffer(bytes)};
+    }, ofx, plan_for(H3Config::tiny(), H3Layout::original, H3Layout::native));
+    CHECK(msg.find("rope.inv_freq[2] = 0.0100000007 (0x3C23D70B) is not the recomputed value 0.00999999978 "
+                   "(0x3C23D70A)") != std::string::npos);  // the first differing index, both values exactly
+  }
   SUBCASE("a native checkpoint given as diffusers") {
     H3FixtureOptions nfx = tiny_fixture(H3Layout::native);
     auto msg = convert_edited([](auto&) {}, nfx, plan);
     CHECK(msg.find("missing tensor proj_in.weight (group top_level)") != std::string::npos);
   }
+}
+
+TEST_CASE("rope.inv_freq: recomputed as torch's fp32 formula with a correctly rounded power") {
+  volatile std::int64_t n75 = 75;  // read at run time: the compiler would fold a constant pow exactly
+  // theta 10000, n 75, i 32: glibc's powf is an ulp low (1 / it is 0x1.41ec84p-6).
+  CHECK(RopeInvFreq{10000.0, n75}.value(32) == 0x1.41ec86p-6f);
+  for (double theta : {10000.0, 500000.0})
+    for (std::int64_t n : {4, 16, 64, 75}) {
+      const RopeInvFreq r{theta, n};
+      for (std::int64_t i = 0; i < n; ++i) {  // the same steps with an 80-bit power
+        const float e = static_cast<float>(2 * i) / static_cast<float>(2 * n);
+        const float want = 1.0f / static_cast<float>(std::pow(static_cast<long double>(static_cast<float>(theta)),
+                                                              static_cast<long double>(e)));
+        CHECK(r.value(i) == want);
+      }
+    }
+}
+
+TEST_CASE("layout detection: diffusers names, rope.inv_freq, the native marker; refused where it cannot tell") {
+  TempDir dir;
+  auto detect = [&](const std::string& path, std::optional<H3Layout> claimed, H3Layout& out) {
+    Checkpoint c;
+    REQUIRE(Checkpoint::open(path, c).ok());
+    return detect_h3_layout(c, claimed, out);
+  };
+  H3Layout got = H3Layout::diffusers;
+  for (H3Layout layout : {H3Layout::diffusers, H3Layout::native, H3Layout::original}) {
+    CAPTURE(layout_name(layout));
+    REQUIRE(write_h3_fixture(dir / layout_name(layout), tiny_fixture(layout)).ok());
+    REQUIRE(detect(dir / layout_name(layout), std::nullopt, got).ok());
+    CHECK(got == layout);
+  }
+  SUBCASE("a native checkpoint written by convert carries the marker") {
+    Checkpoint d, n;
+    REQUIRE(Checkpoint::open(dir / "diffusers", d).ok());
+    convert_into(d, plan_for(H3Config::tiny(), H3Layout::diffusers, H3Layout::native), dir / "n", n);
+    CHECK(n.metadata() == Metadata{{"format", "pt"}, {kLayoutKey, "native"}});
+    REQUIRE(detect_h3_layout(n, std::nullopt, got).ok());
+    CHECK(got == H3Layout::native);
+    const Status s = detect_h3_layout(n, H3Layout::original, got);  // contradicted by the marker
+    CHECK(s.code() == Errc::bad_argument);
+    CHECK(s.message().find("given as original, but its __metadata__ marks it native") != std::string::npos);
+  }
+  SUBCASE("native names with neither rope.inv_freq nor the marker") {
+    write_original_without_rope(dir / "norope");
+    const Status s = detect(dir / "norope", std::nullopt, got);
+    CHECK(s.code() == Errc::bad_format);
+    CHECK(s.message().find("cannot tell whether it is native or the original release") != std::string::npos);
+    CHECK(s.message().find("--from native|original") != std::string::npos);
+    REQUIRE(detect(dir / "norope", H3Layout::original, got).ok());  // the caller's word where names cannot tell
+    CHECK(got == H3Layout::original);
+  }
+  SUBCASE("a claim the names contradict") {
+    const Status s = detect(dir / "original", H3Layout::native, got);
+    CHECK(s.code() == Errc::bad_argument);
+    CHECK(s.message().find("given as native, but it holds rope.inv_freq") != std::string::npos);
+    CHECK(detect(dir / "diffusers", H3Layout::native, got).message().find("it has diffusers names (") != std::string::npos);
+  }
+  SUBCASE("not an H3 checkpoint, or a marker fusekit does not write") {
+    std::mt19937_64 rng(fusekit::test::fresh_seed());
+    std::vector<OutputTensor> other{{{"encoder.layer.0.weight", TensorDType::F32, {2}},
+                                     {Piece::of_buffer(std::make_shared<std::vector<std::byte>>(8))}}};
+    REQUIRE(write_safetensors_file(dir / "other.safetensors", other).ok());
+    CHECK(detect(dir / "other.safetensors", std::nullopt, got).message() ==
+          "not a MiniMax-H3 checkpoint: none of its 1 tensors has a name of the diffusers, native or original layout");
+    REQUIRE(write_safetensors_file(dir / "marked.safetensors", other, {{kLayoutKey, "original"}}).ok());
+    CHECK(detect(dir / "marked.safetensors", std::nullopt, got).message().find("fusekit writes only \"native\"") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("fusekit-convert: an original release without rope.inv_freq is refused, not taken for native") {
+  TempDir dir;
+  write_original_without_rope(dir / "norope");
+  std::string out, err;
+  // Taken for native, it would be split as [q; k; v] while its rows are interleaved per head.
+  CHECK(run_convert_cli({"--to", "diffusers", dir / "norope", dir / "out", "--config", "tiny", "--verify"}, out, err) == 1);
+  CHECK(err.find(dir / "norope" + ": cannot tell whether it is native or the original release") != std::string::npos);
+  CHECK(!std::filesystem::exists(dir / "out"));
+  // Named explicitly: as original it lacks rope.inv_freq; as native it converts (the caller's word).
+  CHECK(run_convert_cli({"--to", "native", dir / "norope", dir / "out", "--config", "tiny", "--from", "original"}, out, err) == 1);
+  CHECK(err.find("missing tensor rope.inv_freq") != std::string::npos);
+  CHECK(!std::filesystem::exists(dir / "out"));
+  CHECK(run_convert_cli({"--to", "diffusers", dir / "norope", dir / "out", "--config", "tiny", "--from", "native"}, out, err) == 0);
+
+  // A native checkpoint fusekit-convert wrote is recognised by its marker.
+  REQUIRE(write_h3_fixture(dir / "d", tiny_fixture(H3Layout::diffusers)).ok());
+  REQUIRE(run_convert_cli({"--to", "native", dir / "d", dir / "n", "--config", "tiny"}, out, err) == 0);
+  CHECK(run_convert_cli({"--to", "diffusers", dir / "n", dir / "back", "--config", "tiny", "--verify"}, out, err) == 0);
+  CHECK(out.find("bit for bit: yes") != std::string::npos);
+
+  // Not an H3 checkpoint at all: said so (it used to be "the checkpoint is already native").
+  std::vector<OutputTensor> other{{{"w", TensorDType::U8, {4}}, {Piece::of_buffer(std::make_shared<std::vector<std::byte>>(4))}}};
+  REQUIRE(write_safetensors_file(dir / "other.safetensors", other).ok());
+  CHECK(run_convert_cli({"--to", "native", dir / "other.safetensors", dir / "o2"}, out, err) == 1);
+  CHECK(err.find("not a MiniMax-H3 checkpoint") != std::string::npos);
+}
+
+TEST_CASE("fusekit-convert: IN equal to OUT is refused before anything is written") {
+  TempDir dir;
+  REQUIRE(write_h3_fixture(dir / "d", tiny_fixture(H3Layout::diffusers)).ok());  // shards + index
+  std::filesystem::create_directory_symlink(dir / "d", dir / "link");
+  const auto before = fusekit::test::TempDir::entries_of(dir / "d");
+  std::string out, err;
+  for (const std::string& target : {dir / "d", dir / "link", dir / "d/"}) {
+    CAPTURE(target);
+    CHECK(run_convert_cli({"--to", "native", dir / "d", target, "--config", "tiny"}, out, err) == 1);
+    CHECK(err.find("output directory " + target + " holds the input") != std::string::npos);
+  }
+  CHECK(run_convert_cli({"--to", "native", dir / "d/model.safetensors.index.json", dir / "d", "--config", "tiny"}, out,
+                        err) == 1);
+  CHECK(fusekit::test::TempDir::entries_of(dir / "d") == before);  // the index is still there
+  Checkpoint d;
+  CHECK(Checkpoint::open(dir / "d", d).ok());
+  // The round trip's work directories must not hold the input either (WORK/back is the input here).
+  std::filesystem::create_directory(dir / "work");
+  std::filesystem::create_directory_symlink(dir / "d", dir / "work/back");
+  MappingReport r;
+  const Status s = measure_roundtrip(dir / "d", plan_for(H3Config::tiny(), H3Layout::diffusers, H3Layout::native),
+                                     dir / "work", {}, r);
+  CHECK(s.code() == Errc::bad_argument);
+  CHECK(fusekit::test::TempDir::entries_of(dir / "work") == std::vector<std::string>{"back"});
+}
+
+TEST_CASE("fusekit-convert: the input's metadata carried over; the native marker added, and dropped on the way back") {
+  TempDir dir;
+  ShardingOptions sharding;
+  sharding.max_shard_bytes = 64 << 10;
+  const Metadata md{{"format", "pt"}, {"producer", "test \xE2\x82\xAC"}};
+  REQUIRE(write_checkpoint(dir / "d", h3_fixture_tensors(tiny_fixture(H3Layout::diffusers)), md, sharding).ok());
+  std::string out, err;
+  REQUIRE(run_convert_cli({"--to", "native", dir / "d", dir / "n", "--config", "tiny", "--shard-mb", "1"}, out, err) == 0);
+  REQUIRE(run_convert_cli({"--to", "diffusers", dir / "n", dir / "b", "--config", "tiny"}, out, err) == 0);
+  Checkpoint d, n, b;
+  REQUIRE(Checkpoint::open(dir / "d", d).ok());
+  REQUIRE(Checkpoint::open(dir / "n", n).ok());
+  REQUIRE(Checkpoint::open(dir / "b", b).ok());
+  auto sorted = [](Metadata m) {  // the reader gives keys in JSON-object order (sorted), not file order
+    std::sort(m.begin(), m.end());
+    return m;
+  };
+  Metadata marked = md;
+  marked.emplace_back(kLayoutKey, "native");
+  REQUIRE(n.shards().size() == 1);
+  CHECK(sorted(n.metadata()) == sorted(marked));
+  CHECK(sorted(b.metadata()) == sorted(md));
+  std::string difference;
+  CHECK_MESSAGE(same_tensors(d, b, &difference), difference);
+}
+
+TEST_CASE("fusekit-convert: a dry run needs no input; numbers out of range are refused, not wrapped") {
+  std::string out, err;
+  for (const auto& [to, plan] : std::vector<std::pair<std::string, std::string>>{
+           {"diffusers", "plan native -> diffusers"}, {"original", "plan native -> original"}, {"native", "plan diffusers -> native"}}) {
+    CAPTURE(to);
+    CHECK(run_convert_cli({"--to", to, "--dry-run", "--config", "tiny"}, out, err) == 0);
+    CHECK(out.starts_with(plan));
+  }
+  CHECK(run_convert_cli({"--to", "native", "--dry-run", "--from", "native"}, out, err) == 1);
+  CHECK(err.find("already native") != std::string::npos);
+
+  CHECK(run_convert_cli({"--to", "native", "--dry-run", "--config", "tiny", "--shard-mb", "18446744073709"}, out, err) == 0);
+  const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+      {{"--shard-mb", "18446744073710"}, "--shard-mb takes an integer from 0 to 18446744073709, got \"18446744073710\""},
+      {{"--shard-mb", "99999999999999999999999"}, "--shard-mb takes an integer"},
+      {{"--shard-mb", "-1"}, "--shard-mb takes an integer"},
+      {{"--shard-mb", "0"}, "--shard-mb must be positive"},
+      {{"--blocks", "1000000000"}, "--blocks takes an integer from 0 to 4096"},
+      {{"--refiner-blocks", "+2"}, "--refiner-blocks takes an integer"},
+      {{"--seed", "18446744073709551616"}, "--seed takes an integer from 0 to 18446744073709551615"},
+  };
+  for (const auto& [args, message] : bad) {
+    CAPTURE(message);
+    std::vector<std::string> all{"--to", "native", "--dry-run"};
+    all.insert(all.end(), args.begin(), args.end());
+    CHECK(run_convert_cli(all, out, err) == 2);
+    CHECK(err.find(message) != std::string::npos);
+  }
+  Plan p;
+  H3Config big = H3Config::tiny();
+  big.main_blocks = kMaxH3Blocks + 1;
+  CHECK(h3_plan(big, H3Layout::diffusers, H3Layout::native, p).message().find("4097 main blocks; at most 4096") !=
+        std::string::npos);
 }

@@ -238,3 +238,78 @@ TEST_CASE("sharded checkpoint: shards plus index, written and read back") {
     CHECK(Checkpoint::open(dir.path(), c).message().find("not a file beside the index") != std::string::npos);
   }
 }
+
+TEST_CASE("writer: a tensor name or metadata that is not UTF-8 is refused before anything exists") {
+  std::mt19937_64 rng(fusekit::test::fresh_seed());
+  TempDir dir;
+  std::vector<OutputTensor> good;
+  good.push_back(buffer_tensor("x", TensorDType::F32, {2}, rng));
+  // Truncated, stray continuation, overlong '/', a UTF-16 surrogate, above U+10FFFF, bare 0xFF.
+  for (const std::string bad : {"bad\xE2\x82", "bad\x80", "bad\xC0\xAF", "bad\xED\xA0\x80", "bad\xF4\x90\x80\x80", "bad\xFF"}) {
+    CAPTURE(fusekit::checkpoint::detail::printable(bad));
+    std::vector<OutputTensor> named = good;
+    named[0].spec.name = bad;
+    Status s = write_checkpoint(dir / "out", named);
+    CHECK(s.code() == Errc::bad_argument);
+    CHECK(s.message().find("is not valid UTF-8") != std::string::npos);
+    s = write_checkpoint(dir / "out", good, {{"format", "pt"}, {"note", bad}});
+    CHECK(s.code() == Errc::bad_argument);
+    CHECK(s.message().find("metadata value of \"note\"") != std::string::npos);
+    CHECK(write_safetensors_file(dir / "one.safetensors", good, {{bad, "v"}}).code() == Errc::bad_argument);
+    CHECK(write_safetensors_file(dir / "one.safetensors", named).code() == Errc::bad_argument);
+  }
+  CHECK(dir.entries().empty());  // not even the output folder
+  // Multi-byte characters that are valid stay accepted.
+  std::vector<OutputTensor> named = good;
+  named[0].spec.name = "caf\xC3\xA9.\xE2\x82\xAC.\xF0\x9F\x98\x80";
+  REQUIRE(write_checkpoint(dir / "out", named, {{"note", "\xE2\x82\xAC"}}).ok());
+  Checkpoint c;
+  REQUIRE(Checkpoint::open(dir / "out", c).ok());
+  CHECK(c.find(named[0].spec.name).spec != nullptr);
+  CHECK(c.metadata() == Metadata{{"note", "\xE2\x82\xAC"}});
+}
+
+TEST_CASE("sharded checkpoint: a write that fails leaves no folder it created") {
+  std::mt19937_64 rng(fusekit::test::fresh_seed());
+  TempDir dir;
+  std::vector<OutputTensor> ts;
+  ts.push_back(buffer_tensor("a", TensorDType::F32, {4}, rng));
+  ShardingOptions sh;
+  sh.prefix = "no_such_folder/model";  // the shard's temporary cannot be created: fails after the folder is made
+  Status s = write_checkpoint(dir / "new/deeper", ts, {}, sh);
+  CHECK(s.code() == Errc::io_error);
+  CHECK(dir.entries().empty());  // neither new/deeper nor new
+  // A folder that was there before stays.
+  std::filesystem::create_directory(dir / "old");
+  CHECK(!write_checkpoint(dir / "old/deeper", ts, {}, sh).ok());
+  CHECK(dir.entries() == std::vector<std::string>{"old"});
+  CHECK(std::filesystem::is_empty(dir / "old"));
+}
+
+TEST_CASE("sharded checkpoint: a rename that fails undoes the renames before it") {
+  std::mt19937_64 rng(fusekit::test::fresh_seed());
+  TempDir dir;
+  auto three = [&] {
+    std::vector<OutputTensor> ts;
+    for (const char* name : {"t0", "t1", "t2"}) ts.push_back(buffer_tensor(name, TensorDType::F32, {16}, rng));
+    return ts;
+  };
+  ShardingOptions sh;
+  sh.max_shard_bytes = 64;  // one tensor a shard
+  const auto old_tensors = three();
+  REQUIRE(write_checkpoint(dir.path(), old_tensors, {}, sh).ok());
+  // The second shard's name taken by a folder: renaming the new shard 2 over it fails after
+  // shard 1 was renamed over the old shard 1.
+  const std::string second = dir / "model-00002-of-00003.safetensors";
+  std::filesystem::remove(second);
+  std::filesystem::create_directory(second);
+  const auto before = dir.entries();
+
+  Status s = write_checkpoint(dir.path(), three(), {}, sh);
+  CHECK(s.code() == Errc::io_error);
+  CHECK(s.message().find("model-00002-of-00003.safetensors") != std::string::npos);
+  CHECK(dir.entries() == before);  // no temporary, no backup left
+  SafetensorsFile first;
+  REQUIRE(SafetensorsFile::open(dir / "model-00001-of-00003.safetensors", first).ok());
+  CHECK(same_bytes(first.find("t0").bytes, old_tensors[0].pieces[0]));  // the old shard 1 is back
+}

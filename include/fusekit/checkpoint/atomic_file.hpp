@@ -9,6 +9,7 @@
 #include "fusekit/checkpoint/mapped_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -100,12 +101,53 @@ class AtomicFile {
   std::string target_, temp_;
 };
 
-// Several files published together: all are made durable first, then renamed in order, so
-// an error before the renames leaves none of them. Put the file that names the others
-// (a shard index) last.
+// Several files published together: all are made durable first, then renamed in order. If a
+// rename fails, the renames already done are undone (a replaced file comes back from a hard link
+// taken before the first rename), so an error leaves every target as it was. Put the file that
+// names the others (a shard index) last.
 inline Status commit_all(std::span<AtomicFile> files) {
   for (auto& f : files) FUSEKIT_TRY(f.sync());
-  for (auto& f : files) FUSEKIT_TRY(f.rename_into_place());
+  // Hard links to the files about to be replaced: rename over a target is atomic, but loses the
+  // old file unless another name still points at it.
+  std::vector<std::string> backups(files.size());
+  auto drop_backups = [&] {
+    for (auto& b : backups)
+      if (!b.empty()) ::unlink(b.c_str());
+  };
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    struct stat st {};
+    if (::lstat(files[i].target().c_str(), &st) != 0 || S_ISDIR(st.st_mode)) continue;  // nothing to keep
+    // A free name: mkstemp reserves it, link needs it absent.
+    std::string pattern = files[i].target() + ".old-XXXXXX";
+    const int fd = ::mkstemp(pattern.data());
+    Status s = fd < 0 ? errno_status("cannot reserve a backup name for", files[i].target()) : Status{};
+    if (fd >= 0) {
+      ::close(fd);
+      ::unlink(pattern.c_str());
+      if (::link(files[i].target().c_str(), pattern.c_str()) != 0) s = errno_status("cannot keep the old", files[i].target());
+      else backups[i] = pattern;
+    }
+    if (!s.ok()) {
+      drop_backups();
+      return s;
+    }
+  }
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    Status s = files[i].rename_into_place();
+    if (s.ok()) continue;
+    for (std::size_t j = i; j-- > 0;) {  // undo, newest first
+      const std::string& target = files[j].target();
+      if (!backups[j].empty()) {
+        ::rename(backups[j].c_str(), target.c_str());
+        backups[j].clear();  // restored, or else the old file's only name left: keep it either way
+      } else {
+        ::unlink(target.c_str());
+      }
+    }
+    drop_backups();
+    return s;
+  }
+  drop_backups();
   std::vector<std::string> dirs;
   for (auto& f : files) {
     std::string d = parent_directory(f.target());

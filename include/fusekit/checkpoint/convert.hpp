@@ -1,18 +1,22 @@
 // fusekit/checkpoint/convert.hpp: apply a plan to a checkpoint on disk.
 //
 // The input is checked against the plan first (every expected tensor present with its dtype
-// and shape, nothing left over, recomputed tensors equal to their recomputation); the first
-// problem is returned and nothing is written. Each output tensor is then lowered to byte
-// pieces of the input files, which the writer copies file to file in the kernel: no tensor
-// passes through a user buffer, and memory stays flat whatever the checkpoint's size.
+// and shape, nothing left over, recomputed tensors equal to their recomputation bit for bit, the
+// output directory not the input's); the first problem is returned and nothing is written. Each
+// output tensor is then lowered to byte pieces of the input files, which the writer copies file
+// to file in the kernel: no tensor passes through a user buffer, and memory stays flat whatever
+// the checkpoint's size.
 #pragma once
 
 #include "fusekit/checkpoint/plan.hpp"
 #include "fusekit/checkpoint/sharded_checkpoint.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -75,17 +79,26 @@ inline Status input_error(const Plan& plan, const std::string& msg) {
   return {Errc::bad_format, "checkpoint does not match plan " + plan.from + " -> " + plan.to + ": " + msg};
 }
 
-// A stored recomputable tensor must equal its recomputation to fp32 rounding, or dropping it
-// would lose information.
+inline std::string float_bits(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, 4);
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.9g (0x%08X)", static_cast<double>(f), u);
+  return buf;
+}
+
+// A stored recomputable tensor must equal its recomputation bit for bit, or dropping it would
+// lose information and the way back would not reproduce the input.
 inline Status check_recomputable(const Plan& plan, const TensorView& v, const RopeInvFreq& recipe) {
   for (std::int64_t i = 0; i < recipe.count; ++i) {
-    float stored;
-    std::memcpy(&stored, v.bytes.data() + 4 * i, 4);
     const float want = recipe.value(i);
-    if (!(std::fabs(stored - want) <= 1e-6f * std::fabs(want)))
-      return input_error(plan, v.spec->name + "[" + std::to_string(i) + "] = " + std::to_string(stored) +
-                                   " is not the recomputed value " + std::to_string(want) +
-                                   " (different rope theta?); refusing to drop it");
+    if (std::memcmp(v.bytes.data() + 4 * i, &want, 4) != 0) {
+      float stored;
+      std::memcpy(&stored, v.bytes.data() + 4 * i, 4);
+      return input_error(plan, v.spec->name + "[" + std::to_string(i) + "] = " + float_bits(stored) +
+                                   " is not the recomputed value " + float_bits(want) +
+                                   " (different rope theta, or computed another way?); refusing to drop it");
+    }
   }
   return {};
 }
@@ -140,17 +153,50 @@ inline std::vector<OutputTensor> lower_plan(const Checkpoint& in, const Plan& pl
   return out;
 }
 
+// The `__metadata__` key that marks a checkpoint written in fusekit's native layout: native and
+// the original release share every name but rope.inv_freq, so the names alone cannot tell them
+// apart once that tensor is gone.
+inline constexpr const char* kLayoutKey = "fusekit_layout";
+
+// What a conversion writes as `__metadata__`: the input's, in its order, with the layout marker
+// set when the output is native and removed otherwise, so that a round trip through native gives
+// the input's metadata back exactly.
+inline Metadata output_metadata(const Metadata& input, const std::string& to_layout) {
+  Metadata out;
+  for (const auto& kv : input)
+    if (kv.first != kLayoutKey) out.push_back(kv);
+  if (to_layout == "native") out.emplace_back(kLayoutKey, "native");
+  return out;
+}
+
+// Refuses an output directory that holds a file of the input: writing there would replace the
+// input (its index would be unlinked as stale) while it is being read.
+inline Status check_output_apart(const Checkpoint& in, const std::string& out_dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(out_dir, ec)) return {};
+  for (const auto& shard : in.shards()) {
+    const fs::path dir = fs::path(shard.path()).parent_path();
+    if (fs::equivalent(dir.empty() ? fs::path(".") : dir, out_dir, ec))
+      return {Errc::bad_argument, "output directory " + out_dir + " holds the input (" + shard.path() +
+                                      "); write the converted checkpoint somewhere else"};
+  }
+  return {};
+}
+
 struct ConvertOptions {
   ShardingOptions sharding;
   WriteOptions write;
-  Metadata metadata = {{"format", "pt"}};
+  std::optional<Metadata> metadata;  // unset: output_metadata(the input's, plan.to)
   std::function<void(const WriteProgress&)> progress;
 };
 
 // Checks `in` against `plan`, then writes the converted checkpoint into `out_dir`.
 inline Status convert(const Checkpoint& in, const Plan& plan, const std::string& out_dir, const ConvertOptions& opt = {}) {
+  FUSEKIT_TRY(check_output_apart(in, out_dir));
   FUSEKIT_TRY(check_input(in, plan));
-  return write_checkpoint(out_dir, lower_plan(in, plan), opt.metadata, opt.sharding, opt.write, opt.progress);
+  const Metadata metadata = opt.metadata ? *opt.metadata : output_metadata(in.metadata(), plan.to);
+  return write_checkpoint(out_dir, lower_plan(in, plan), metadata, opt.sharding, opt.write, opt.progress);
 }
 
 // Whether `converted` (made from `original` by `plan`) maps back to `original` bit for bit,

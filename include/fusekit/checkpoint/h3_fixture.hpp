@@ -83,13 +83,17 @@ inline std::vector<OutputTensor> h3_fixture_tensors(const H3FixtureOptions& opt)
 
 // Writes the fixture checkpoint into `dir` (shards plus index when opt.shards > 1).
 inline Status write_h3_fixture(const std::string& dir, const H3FixtureOptions& opt) {
+  Plan plan;  // a config h3_plan refuses (too many blocks) has no tensors: say why, write nothing
+  FUSEKIT_TRY(h3_plan(opt.config, H3Layout::diffusers, H3Layout::native, plan));
   std::vector<OutputTensor> tensors = h3_fixture_tensors(opt);
   std::uint64_t total = 0;
   for (const auto& t : tensors) total += *byte_size(t.spec.dtype, t.spec.shape);
   ShardingOptions sharding;
   const std::uint64_t shards = std::max<std::uint64_t>(opt.shards, 1);
   sharding.max_shard_bytes = std::max<std::uint64_t>((total + shards - 1) / shards, 1);
-  return write_checkpoint(dir, std::move(tensors), {{"format", "pt"}}, sharding, {}, opt.progress);
+  // Metadata as a conversion to this layout writes it (a native fixture carries the layout marker).
+  return write_checkpoint(dir, std::move(tensors), output_metadata({{"format", "pt"}}, layout_name(opt.layout)), sharding,
+                          {}, opt.progress);
 }
 
 }  // namespace fusekit::checkpoint

@@ -13,6 +13,7 @@
 #include <array>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace fusekit::checkpoint {
 
@@ -169,8 +170,16 @@ class H3PlanBuilder {
 
 }  // namespace detail
 
+// More blocks than any config is refused before a plan is built: a plan holds a group per block,
+// and block counts come from user input (options, indices in tensor names).
+inline constexpr std::int64_t kMaxH3Blocks = 4096;
+
 // The plan from layout `from` to layout `to`; one of them is native.
 inline Status h3_plan(const H3Config& config, H3Layout from, H3Layout to, Plan& out) {
+  for (auto [what, n] : {std::pair{"main", config.main_blocks}, std::pair{"refiner", config.refiner_blocks}})
+    if (n < 0 || n > kMaxH3Blocks)
+      return {Errc::bad_argument, std::string("h3_plan: ") + std::to_string(n) + " " + what + " blocks; at most " +
+                                      std::to_string(kMaxH3Blocks) + " are accepted"};
   if (from == to) return {Errc::bad_argument, std::string("h3_plan: the checkpoint is already ") + layout_name(to)};
   if ((from == H3Layout::native) == (to == H3Layout::native))
     return {Errc::bad_argument, std::string("h3_plan: no plan ") + layout_name(from) + " -> " + layout_name(to) +

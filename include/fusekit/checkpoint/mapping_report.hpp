@@ -50,6 +50,7 @@ inline Status measure_roundtrip(const std::string& in_path, const Plan& to_nativ
   {
     Checkpoint in;
     FUSEKIT_TRY(Checkpoint::open(in_path, in));
+    FUSEKIT_TRY(check_output_apart(in, back_dir));  // the way back must not overwrite the input either
     FUSEKIT_TRY(convert(in, to_native, native_dir, opt));
   }
   r.map_seconds = seconds(t0);

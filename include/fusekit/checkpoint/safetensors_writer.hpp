@@ -17,12 +17,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <memory>
 #include <set>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unistd.h>
 #include <utility>
 #include <vector>
@@ -86,10 +88,63 @@ namespace detail {
 
 inline Status write_error(const std::string& what) { return {Errc::bad_argument, "safetensors writer: " + what}; }
 
+// Well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF): the
+// header is JSON, and nlohmann::json throws mid-write on anything else.
+inline bool valid_utf8(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    std::size_t n = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+    if (b < 0x80) n = 0;
+    else if (b >= 0xC2 && b <= 0xDF) n = 1;
+    else if (b == 0xE0) n = 2, lo = 0xA0;
+    else if (b >= 0xE1 && b <= 0xEC) n = 2;
+    else if (b == 0xED) n = 2, hi = 0x9F;
+    else if (b >= 0xEE && b <= 0xEF) n = 2;
+    else if (b == 0xF0) n = 3, lo = 0x90;
+    else if (b >= 0xF1 && b <= 0xF3) n = 3;
+    else if (b == 0xF4) n = 3, hi = 0x8F;
+    else return false;
+    if (s.size() - i <= n) return false;
+    for (std::size_t k = 1; k <= n; ++k) {
+      const auto c = static_cast<unsigned char>(s[i + k]);
+      if (c < (k == 1 ? lo : 0x80) || c > (k == 1 ? hi : 0xBF)) return false;
+    }
+    i += n + 1;
+  }
+  return true;
+}
+
+// A string for an error message: invalid bytes as \xNN, so the message itself stays printable.
+inline std::string printable(std::string_view s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (c >= 0x20 && c < 0x7F) {
+      out += static_cast<char>(c);
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02X", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
+inline Status check_metadata(const Metadata& metadata) {
+  for (const auto& [key, value] : metadata) {
+    if (!valid_utf8(key)) return write_error("metadata key \"" + printable(key) + "\" is not valid UTF-8");
+    if (!valid_utf8(value))
+      return write_error("metadata value of \"" + printable(key) + "\" (\"" + printable(value) + "\") is not valid UTF-8");
+  }
+  return {};
+}
+
 inline Status check_output_tensors(std::span<const OutputTensor> tensors) {
   std::set<std::string_view> names;
   for (const auto& t : tensors) {
     if (t.spec.name == "__metadata__") return write_error("a tensor may not be named __metadata__");
+    if (!valid_utf8(t.spec.name)) return write_error("tensor name \"" + printable(t.spec.name) + "\" is not valid UTF-8");
     if (!names.insert(t.spec.name).second) return write_error("duplicate tensor name \"" + t.spec.name + "\"");
     auto need = byte_size(t.spec.dtype, t.spec.shape);
     if (!need) return write_error("tensor \"" + t.spec.name + "\" has a negative or overflowing shape");
@@ -234,6 +289,7 @@ inline std::uint64_t safetensors_file_size(std::span<const OutputTensor> tensors
 inline Status write_safetensors(AtomicFile& file, std::span<const OutputTensor> tensors, const Metadata& metadata,
                                 const WriteOptions& opt = {}, const ByteProgress& progress = {}) {
   FUSEKIT_TRY(detail::check_output_tensors(tensors));
+  FUSEKIT_TRY(detail::check_metadata(metadata));
   detail::PieceWriter w(file.fd(), file.temp_path(), opt, progress);
   FUSEKIT_TRY(w.write(safetensors_header_bytes(tensors, metadata)));
   for (const auto& t : tensors)
@@ -246,6 +302,7 @@ inline Status write_safetensors_file(const std::string& path, std::span<const Ou
                                      const Metadata& metadata = {}, const WriteOptions& opt = {},
                                      const ByteProgress& progress = {}) {
   FUSEKIT_TRY(detail::check_output_tensors(tensors));
+  FUSEKIT_TRY(detail::check_metadata(metadata));
   AtomicFile f;
   FUSEKIT_TRY(AtomicFile::create(path, f));
   FUSEKIT_TRY(write_safetensors(f, tensors, metadata, opt, progress));

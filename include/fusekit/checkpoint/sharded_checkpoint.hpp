@@ -11,6 +11,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -55,6 +56,17 @@ class Checkpoint {
 
   std::size_t size() const { return where_.size(); }
   const std::vector<SafetensorsFile>& shards() const { return shards_; }
+
+  // The shards' `__metadata__` merged, in shard order; where shards disagree on a key, the first
+  // shard's value (shards written together carry the same metadata).
+  Metadata metadata() const {
+    Metadata all;
+    for (const auto& s : shards_)
+      for (const auto& kv : s.header().metadata)
+        if (std::none_of(all.begin(), all.end(), [&](const auto& have) { return have.first == kv.first; }))
+          all.push_back(kv);
+    return all;
+  }
 
   // Null spec when absent.
   TensorView find(std::string_view name) const {
@@ -171,16 +183,46 @@ inline std::string shard_file_name(std::string_view prefix, std::size_t i, std::
   return std::string(prefix) + buf;
 }
 
+namespace detail {
+
+// Directories that did not exist when created here; unless kept, removed again (deepest first,
+// only while empty) when the write fails, so a failed write leaves no empty output folder.
+// Declared before the write's files, it runs after their temporaries are gone.
+class CreatedDirectories {
+ public:
+  Status create(const std::string& dir) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    for (fs::path p = dir; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+      created_.push_back(p);
+      if (p == p.parent_path()) break;
+    }
+    fs::create_directories(dir, ec);
+    if (ec) return {Errc::io_error, "cannot create directory " + dir + ": " + ec.message()};
+    return {};
+  }
+  void keep() { created_.clear(); }
+  ~CreatedDirectories() {
+    for (const auto& p : created_) ::rmdir(p.c_str());
+  }
+
+ private:
+  std::vector<std::filesystem::path> created_;  // deepest first
+};
+
+}  // namespace detail
+
 // Writes a whole checkpoint into `dir` (created if missing). All shards and the index
-// become visible together at the end; any error before that leaves `dir` as it was.
+// become visible together at the end; any error before that leaves `dir` as it was (not even
+// created, if it did not exist).
 inline Status write_checkpoint(const std::string& dir, std::vector<OutputTensor> tensors, const Metadata& metadata = {},
                                const ShardingOptions& sharding = {}, const WriteOptions& opt = {},
                                const std::function<void(const WriteProgress&)>& progress = {}) {
   FUSEKIT_TRY(detail::check_output_tensors(tensors));
+  FUSEKIT_TRY(detail::check_metadata(metadata));
   if (sharding.max_shard_bytes == 0) return {Errc::bad_argument, "write_checkpoint: max_shard_bytes is 0"};
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return {Errc::io_error, "cannot create directory " + dir + ": " + ec.message()};
+  detail::CreatedDirectories created;
+  FUSEKIT_TRY(created.create(dir));
 
   auto shards = partition_shards(std::move(tensors), sharding.max_shard_bytes);
   WriteProgress state;
@@ -212,6 +254,7 @@ inline Status write_checkpoint(const std::string& dir, std::vector<OutputTensor>
                                    files.back().temp_path()));
   }
   FUSEKIT_TRY(commit_all(files));
+  created.keep();
   if (shards.size() == 1) {
     // An index left by an earlier sharded write would shadow the new single file.
     const std::string stale = dir + "/" + std::string(sharding.prefix) + ".safetensors.index.json";
