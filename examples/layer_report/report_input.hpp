@@ -27,18 +27,29 @@ struct Prepared {
 
 namespace detail {
 
-// 1 + the largest i of the keys "<prefix><i>.", 0 when there are none.
-inline std::int64_t count_blocks(const checkpoint::Checkpoint& c, std::string_view prefix) {
-  std::int64_t count = 0;
+// 1 + the largest i of the keys "<prefix><i>.", 0 when there are none. An index past
+// kMaxH3Blocks is refused naming its tensor: the count sizes the plan, and a name is user input.
+inline Status count_blocks(const checkpoint::Checkpoint& c, std::string_view prefix, const std::string& path,
+                           std::int64_t& count) {
+  count = 0;
   for (const auto& v : c.views()) {
     const std::string& name = v.spec->name;
     if (!name.starts_with(prefix)) continue;
-    const char* digits = name.c_str() + prefix.size();
-    char* end = nullptr;
-    const long long i = std::strtoll(digits, &end, 10);
-    if (end != digits && *end == '.' && i >= 0) count = std::max<std::int64_t>(count, i + 1);
+    std::size_t at = prefix.size();
+    std::int64_t i = 0;
+    bool too_large = false;
+    while (at < name.size() && name[at] >= '0' && name[at] <= '9') {
+      i = i * 10 + (name[at++] - '0');
+      if (i > checkpoint::kMaxH3Blocks) too_large = true, i = checkpoint::kMaxH3Blocks + 1;  // no overflow
+    }
+    if (at == prefix.size() || at >= name.size() || name[at] != '.') continue;  // not "<prefix><digits>."
+    if (too_large || i >= checkpoint::kMaxH3Blocks)
+      return {Errc::bad_format, path + ": tensor " + name + ": block index out of range (at most " +
+                                    std::to_string(checkpoint::kMaxH3Blocks) + " blocks, 0.." +
+                                    std::to_string(checkpoint::kMaxH3Blocks - 1) + ", are accepted)"};
+    count = std::max<std::int64_t>(count, i + 1);
   }
-  return count;
+  return {};
 }
 
 }  // namespace detail
@@ -48,10 +59,11 @@ inline Status prepare(const Options& opt, Prepared& out) {
   Prepared p;
   FUSEKIT_TRY(checkpoint::Checkpoint::open(opt.checkpoint, p.input));
   p.config = opt.widths;
-  p.config.main_blocks = detail::count_blocks(p.input, "transformer_blocks.");
-  p.config.refiner_blocks = detail::count_blocks(p.input, "token_refiner.refiner_blocks.");
+  FUSEKIT_TRY(detail::count_blocks(p.input, "transformer_blocks.", opt.checkpoint, p.config.main_blocks));
+  FUSEKIT_TRY(detail::count_blocks(p.input, "token_refiner.refiner_blocks.", opt.checkpoint, p.config.refiner_blocks));
   if (p.config.main_blocks == 0) {
-    const bool native = detail::count_blocks(p.input, "blocks.") > 0;
+    std::int64_t native_blocks = 0;
+    const bool native = detail::count_blocks(p.input, "blocks.", opt.checkpoint, native_blocks).ok() && native_blocks > 0;
     return {Errc::bad_format, opt.checkpoint + " has no transformer_blocks.* tensors: " +
                                   (native ? "it is in native layout; pass the diffusers checkpoint it came from"
                                           : "not a MiniMax-H3 checkpoint in diffusers layout")};

@@ -4,8 +4,11 @@
 #include "fusekit/checkpoint/h3_preset.hpp"
 #include "fusekit/core/status.hpp"
 
+#include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,30 +42,41 @@ namespace detail {
 
 inline Status option_error(const std::string& msg) { return {Errc::bad_argument, msg}; }
 
-// "0,2,49" -> {0, 2, 49}; every entry a non-negative integer (positive when `positive`).
+// Decimal digits only, at most `max`; nullopt otherwise (strtoll clamps what does not fit, and
+// accepts signs and spaces).
+inline std::optional<std::uint64_t> parse_uint(const std::string& text, std::uint64_t max) {
+  std::uint64_t n = 0;  // from_chars: digits only, and out of range is an error, not a clamp
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc{} || end != text.data() + text.size() || text.empty() || n > max) return std::nullopt;
+  return n;
+}
+
+// "0,2,49" -> {0, 2, 49}; every entry a non-negative integer (positive when `positive`) that
+// fits an int64.
 inline Status parse_list(const std::string& option, const std::string& text, bool positive,
                          std::vector<std::int64_t>& out) {
   out.clear();
   std::size_t at = 0;
   while (at <= text.size()) {
     const std::size_t comma = std::min(text.find(',', at), text.size());
-    const std::string item = text.substr(at, comma - at);
-    char* end = nullptr;
-    const long long v = item.empty() ? -1 : std::strtoll(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || v < (positive ? 1 : 0))
+    const auto v = parse_uint(text.substr(at, comma - at), std::numeric_limits<std::int64_t>::max());
+    if (!v || *v < (positive ? 1u : 0u))
       return option_error(option + " takes a comma-separated list of " + (positive ? "positive" : "non-negative") +
                           " integers, got \"" + text + "\"");
-    out.push_back(v);
+    out.push_back(static_cast<std::int64_t>(*v));
     at = comma + 1;
   }
   return {};
 }
 
-inline Status parse_count(const std::string& option, const std::string& text, long long min, long long& out) {
-  char* end = nullptr;
-  out = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || out < min)
-    return option_error(option + " takes an integer >= " + std::to_string(min) + ", got \"" + text + "\"");
+// An integer in [min, max]; what lies outside is refused, not clamped or wrapped by a cast.
+inline Status parse_count(const std::string& option, const std::string& text, std::uint64_t min, std::uint64_t max,
+                          std::uint64_t& out) {
+  const auto v = parse_uint(text, max);
+  if (!v || *v < min)
+    return option_error(option + " takes an integer from " + std::to_string(min) + " to " + std::to_string(max) +
+                        ", got \"" + text + "\"");
+  out = *v;
   return {};
 }
 
@@ -77,7 +91,8 @@ inline Status parse_options(int argc, const char* const* argv, Options& out) {
                              arg == "--calls-per-replay" || arg == "--seed";
     if (takes_value && i + 1 >= argc) return detail::option_error(arg + " needs a value");
     const std::string value = takes_value ? argv[++i] : "";
-    long long n = 0;
+    std::uint64_t n = 0;
+    constexpr std::uint64_t kMaxInt = std::numeric_limits<int>::max();
     if (arg == "--checkpoint") o.checkpoint = value;
     else if (arg == "--json") o.json_path = value;
     else if (arg == "--work") o.work_dir = value;
@@ -93,14 +108,14 @@ inline Status parse_options(int argc, const char* const* argv, Options& out) {
       else if (value == "tiny") o.widths = checkpoint::H3Config::tiny();
       else return detail::option_error("--config takes full or tiny, got \"" + value + "\"");
     } else if (arg == "--replays") {
-      FUSEKIT_TRY(detail::parse_count(arg, value, 1, n));
+      FUSEKIT_TRY(detail::parse_count(arg, value, 1, kMaxInt, n));
       o.replays = static_cast<int>(n);
     } else if (arg == "--calls-per-replay") {
-      FUSEKIT_TRY(detail::parse_count(arg, value, 1, n));
+      FUSEKIT_TRY(detail::parse_count(arg, value, 1, kMaxInt, n));
       o.calls_per_replay = static_cast<int>(n);
-    } else if (arg == "--seed") {
-      FUSEKIT_TRY(detail::parse_count(arg, value, 0, n));
-      o.seed = static_cast<std::uint64_t>(n);
+    } else if (arg == "--seed") {  // any 64-bit seed, as the report writes fresh ones
+      FUSEKIT_TRY(detail::parse_count(arg, value, 0, std::numeric_limits<std::uint64_t>::max(), n));
+      o.seed = n;
     } else return detail::option_error("unknown argument \"" + arg + "\"");
   }
   if (o.checkpoint.empty()) return detail::option_error("--checkpoint DIR is required");

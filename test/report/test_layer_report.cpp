@@ -120,6 +120,10 @@ TEST_CASE("options: defaults, lists, and a clear error for each bad argument") {
   CHECK(opt.calls_per_replay == 5);
   CHECK(opt.seed == 42);
   CHECK(opt.mapping_only);
+  // Every 64-bit seed, as fresh seeds are drawn (and written to the report), can be given back.
+  REQUIRE(parse({"--checkpoint", "/x", "--seed", "18446744073709551615", "--replays", "2147483647"}, opt).ok());
+  CHECK(opt.seed == 18446744073709551615ull);
+  CHECK(opt.replays == 2147483647);
 
   const std::vector<std::pair<std::vector<const char*>, std::string>> bad = {
       {{}, "--checkpoint DIR is required"},
@@ -129,7 +133,14 @@ TEST_CASE("options: defaults, lists, and a clear error for each bad argument") {
       {{"--checkpoint", "/x", "--blocks", "-1"}, "--blocks takes a comma-separated list of non-negative integers"},
       {{"--checkpoint", "/x", "--blocks", "1x"}, "non-negative integers"},
       {{"--checkpoint", "/x", "--config", "huge"}, "--config takes full or tiny"},
-      {{"--checkpoint", "/x", "--replays", "0"}, "--replays takes an integer >= 1"},
+      {{"--checkpoint", "/x", "--replays", "0"}, "--replays takes an integer from 1 to 2147483647, got \"0\""},
+      // Past int (or int64): refused, not wrapped to 0 by a cast or clamped by strtoll.
+      {{"--checkpoint", "/x", "--replays", "4294967296"}, "--replays takes an integer from 1 to 2147483647"},
+      {{"--checkpoint", "/x", "--calls-per-replay", "2147483648"}, "--calls-per-replay takes an integer from 1 to 2147483647"},
+      {{"--checkpoint", "/x", "--seed", "18446744073709551616"}, "--seed takes an integer from 0 to 18446744073709551615"},
+      {{"--checkpoint", "/x", "--seed", "-1"}, "--seed takes an integer"},
+      {{"--checkpoint", "/x", "--blocks", "0,9223372036854775808"}, "--blocks takes a comma-separated list"},
+      {{"--checkpoint", "/x", "--tokens", "+5"}, "--tokens takes a comma-separated list"},
       {{"--checkpoint", "/x", "--frobnicate"}, "unknown argument \"--frobnicate\""},
   };
   for (const auto& [args, message] : bad) {
@@ -297,6 +308,20 @@ TEST_CASE("bad input: a clear error naming the problem, before anything is writt
     fx.layout = H3Layout::native;
     REQUIRE(write_h3_fixture(dir / "ckpt", fx).ok());
     expect_rejected(dir, tiny_options(dir / "ckpt"), Errc::bad_format, {"native layout", "pass the diffusers checkpoint"});
+  }
+  SUBCASE("a block index past any config in a tensor name: refused before the plan is sized by it") {
+    for (const std::string index : {"1000000000", "9223372036854775807", "99999999999999999999", "4096"}) {
+      CAPTURE(index);
+      std::filesystem::remove_all(dir / "ckpt");
+      const std::string name = "transformer_blocks." + index + ".norm1.weight";
+      write_edited_fixture(dir / "ckpt", [&](std::vector<OutputTensor>& t) {
+        OutputTensor extra = t.back();
+        extra.spec.name = name;
+        t.push_back(extra);
+      });
+      expect_rejected(dir, tiny_options(dir / "ckpt"), Errc::bad_format,
+                      {"tensor " + name + ": block index out of range (at most 4096 blocks, 0..4095, are accepted)"});
+    }
   }
   SUBCASE("no checkpoint there") {
     expect_rejected(dir, tiny_options(dir / "nothing"), Errc::io_error, {"nothing"});
