@@ -44,7 +44,9 @@ struct Artifact {
 };
 
 struct AuditOptions {
-  std::string filter;  // ECMAScript regex searched in "<suite>/<op>/<dtype>/<shape>/<impl>/<mode>"; empty: all
+  // ECMAScript regex searched in "<suite>/<op>/<dtype>/<shape>/<impl>/<mode>"; empty: all. The
+  // binaries get it as POSIX extended (binary_filter in main.cpp; docs/benchmarks.md).
+  std::string filter;
   std::string reference_impl = "fusekit", candidate_impl = "fusekit", control_impl = "torch";
   VerdictRule rule;
 };

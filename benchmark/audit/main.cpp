@@ -139,7 +139,7 @@ int write_audit(const fs::path& dir) {
 
 int live_audit(const Args& a) {
   const fs::path dir = a.out;
-  fs::create_directories(dir);
+  begin_recording(dir);
   // Artifacts hashed before anything runs: both binaries, every file the control command names,
   // and the inputs the caller lists. They are hashed again by the audit at the end.
   std::vector<std::string> artifact_paths{absolute(a.reference), absolute(a.candidate)};

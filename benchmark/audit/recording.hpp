@@ -25,10 +25,34 @@ inline std::string read_file(const std::filesystem::path& p) {
   return s.str();
 }
 
+// Written beside `p` and renamed over it: a run that stops midway leaves the old file or the
+// new one, never half a file.
 inline void write_file(const std::filesystem::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-  if (!out.flush()) throw std::runtime_error("cannot write " + p.string());
+  std::filesystem::path temp = p;
+  temp += ".tmp";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out.flush()) {
+      std::error_code ec;
+      std::filesystem::remove(temp, ec);
+      throw std::runtime_error("cannot write " + p.string());
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp, p, ec);
+  if (ec) {
+    std::filesystem::remove(temp, ec);
+    throw std::runtime_error("cannot write " + p.string() + ": " + ec.message());
+  }
+}
+
+// Prepares `dir` for a live audit: created if missing, and the verdict and manifest of an earlier
+// audit there removed first, so an audit that stops before writing its own (a crash, an
+// exception) leaves no stale audit.json, perhaps a passing one, beside the new reports.
+inline void begin_recording(const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  for (const char* name : {"audit.json", "manifest.json"}) std::filesystem::remove(dir / name);
 }
 
 inline Json options_json(const AuditOptions& o) {

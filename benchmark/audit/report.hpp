@@ -60,6 +60,15 @@ inline std::vector<std::string> split(const std::string& s, char sep) {
   }
 }
 
+// An optional string field: `fallback` when absent, CorruptReport when present but not a string
+// (json::value would throw its own type_error, which the audit does not record as a corrupt report).
+inline std::string string_field(const nlohmann::json& row, const char* key, const std::string& fallback,
+                                const std::string& where) {
+  if (!row.contains(key)) return fallback;
+  if (!row.at(key).is_string()) throw CorruptReport(where + ": \"" + key + "\" is not a string");
+  return row.at(key).get<std::string>();
+}
+
 inline double finite_number(const nlohmann::json& row, const char* key, const std::string& where) {
   if (!row.contains(key)) throw CorruptReport(where + ": no \"" + key + "\"");
   const nlohmann::json& v = row.at(key);
@@ -67,12 +76,8 @@ inline double finite_number(const nlohmann::json& row, const char* key, const st
   return v.get<double>();
 }
 
-}  // namespace detail
-
-// Throws CorruptReport, naming the report and the row, on anything that is not a well-formed
-// fusekit benchmark report: not JSON, no "benchmarks" array, a name not in the six-part form, an
-// unknown mode, a successful row without a finite positive "us" or a 0/1 "validated".
-inline Report parse_report(const std::string& text, const std::string& label, const std::string& sha256) {
+// parse_report without its guard.
+inline Report parse_report_unguarded(const std::string& text, const std::string& label, const std::string& sha256) {
   Report r;
   r.label = label;
   r.sha256 = sha256;
@@ -90,7 +95,7 @@ inline Report parse_report(const std::string& text, const std::string& label, co
   for (const nlohmann::json& row : doc["benchmarks"]) {
     const std::string where = "corrupt report (" + label + "), benchmark " + std::to_string(index++);
     if (!row.is_object() || !row.contains("name") || !row["name"].is_string()) throw CorruptReport(where + ": no name");
-    if (row.value("run_type", std::string("iteration")) == "aggregate") continue;
+    if (detail::string_field(row, "run_type", "iteration", where) == "aggregate") continue;
     const std::string name = row["name"].get<std::string>();
     const std::vector<std::string> parts = detail::split(name, '/');
     if (parts.size() < 6) throw CorruptReport(where + ": name \"" + name + "\" is not <suite>/<op>/<dtype>/<shape>/<impl>/<mode>");
@@ -105,7 +110,7 @@ inline Report parse_report(const std::string& text, const std::string& label, co
     const std::string key = run.full_name();
     if (error) {
       run.ok = false;
-      run.error = row.value("error_message", std::string("error_occurred without a message"));
+      run.error = detail::string_field(row, "error_message", "error_occurred without a message", where);
     } else {
       const double us = detail::finite_number(row, "us", where);
       if (!(us > 0)) throw CorruptReport(where + ": \"us\" is not positive");
@@ -135,6 +140,21 @@ inline Report parse_report(const std::string& text, const std::string& label, co
     if (!v.empty()) run.us = median(v);  // empty: every repetition failed, and `ok` is false
   }
   return r;
+}
+
+}  // namespace detail
+
+// Throws CorruptReport, naming the report and the row, on anything that is not a well-formed
+// fusekit benchmark report: not JSON, no "benchmarks" array, a name not in the six-part form, an
+// unknown mode, a successful row without a finite positive "us" or a 0/1 "validated", a
+// "run_type" or "error_message" that is not a string. Any other JSON access error is a corrupt
+// report too, never a json exception the audit would not record.
+inline Report parse_report(const std::string& text, const std::string& label, const std::string& sha256) {
+  try {
+    return detail::parse_report_unguarded(text, label, sha256);
+  } catch (const nlohmann::json::exception& e) {
+    throw CorruptReport("corrupt report (" + label + "): " + e.what());
+  }
 }
 
 }  // namespace fusekit::audit

@@ -222,6 +222,11 @@ TEST_CASE("corrupt reports are rejected with the reason") {
   CHECK(reason(R"({"benchmarks": [{"name": "a/b/c/d/e/gpu_latency", "us": 1, "validated": 2}]})").find("neither 0 nor 1") != std::string::npos);
   CHECK(reason(R"({"benchmarks": [{"name": "a/b/c/d/e/gpu_latency", "us": 1, "validated": 1}]})") == "accepted");
   CHECK(reason("").find("candidate round 2") != std::string::npos);  // the report is named
+  // Fields of the wrong JSON type: a corrupt report, not a json::type_error escaping the audit.
+  CHECK(reason(R"({"benchmarks": [{"name": "a/b/c/d/e/gpu_latency", "run_type": 5, "us": 1, "validated": 1}]})")
+            .find("benchmark 0: \"run_type\" is not a string") != std::string::npos);
+  CHECK(reason(R"({"benchmarks": [{"name": "a/b/c/d/e/gpu_latency", "error_occurred": true, "error_message": 123}]})")
+            .find("benchmark 0: \"error_message\" is not a string") != std::string::npos);
 }
 
 TEST_CASE("every failure reason fails the status") {
@@ -254,6 +259,16 @@ TEST_CASE("every failure reason fails the status") {
     const Json a = build_audit(in);
     CHECK(a["status"] == "fail");
     CHECK(has_failure(a, "corrupt report (reference round 2)"));
+  }
+  SUBCASE("a report field of the wrong type is a corrupt report, recorded as a failure") {
+    AuditInput in = one_case({1, 1}, {1, 1}, {});
+    nlohmann::json doc = nlohmann::json::parse(in.candidate[1].text);
+    doc["benchmarks"][0]["run_type"] = 5;
+    in.candidate[1].text = doc.dump();
+    Json a;
+    REQUIRE_NOTHROW(a = build_audit(in));
+    CHECK(a["status"] == "fail");
+    CHECK(has_failure(a, "corrupt report (candidate round 2), benchmark 0: \"run_type\" is not a string"));
   }
   SUBCASE("changed artifact") {
     AuditInput in = one_case({1, 1}, {1, 1}, {});
@@ -339,4 +354,19 @@ TEST_CASE("replay catches changed reports, inputs and recorded audits") {
     write_file(c.dir / "manifest.json", "[");
     CHECK_THROWS_WITH(audit_directory(c.dir), doctest::Contains("corrupt manifest"));
   }
+}
+
+TEST_CASE("a live audit into a reused directory starts without the earlier verdict") {
+  ScratchCopy c;  // a recorded, passing audit
+  REQUIRE(fs::exists(c.dir / "audit.json"));
+  begin_recording(c.dir);
+  // Stopped now (a crash, a throw), the directory holds no passing audit.json beside new reports.
+  CHECK_FALSE(fs::exists(c.dir / "audit.json"));
+  CHECK_FALSE(fs::exists(c.dir / "manifest.json"));
+  CHECK_THROWS_WITH(replay_directory(c.dir), doctest::Contains("manifest"));
+  begin_recording(c.dir / "fresh/sub");  // a new directory is created
+  CHECK(fs::is_directory(c.dir / "fresh/sub"));
+  write_file(c.dir / "fresh/sub/audit.json", "{}\n");  // written whole, no temporary left
+  CHECK(read_file(c.dir / "fresh/sub/audit.json") == "{}\n");
+  CHECK(std::distance(fs::directory_iterator(c.dir / "fresh/sub"), fs::directory_iterator()) == 1);
 }
