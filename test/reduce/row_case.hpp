@@ -29,6 +29,7 @@ struct RowCase {
   bool in_place = false;                       // out is in's buffer (same stride and dtype)
   bool residual = false, residual_in_place = false;
   std::int64_t residual_shift = -1;  // elements the residual starts past its allocation; -1: in_shift
+  std::int64_t residual_stride = 0;  // of the residual and residual_out; 0: in's
   std::optional<DType> weight;                 // weight dtype when present
   std::optional<DType> param_dtype;            // bias and table dtype without a weight (default f32)
   std::size_t param_shift = 0;                 // elements the weight and bias start past their allocations
@@ -109,16 +110,18 @@ RowRun run_row_case(RowCase c, std::uint64_t seed, std::int64_t first_row = 0, s
   const std::int64_t out_stride = c.in_place ? in_stride : (c.out_stride ? c.out_stride : c.cols);
   const DType out_t = c.in_place ? c.in : c.out;
   const std::size_t in_elems = std::size_t(std::max<std::int64_t>(c.rows, 1) * in_stride);
+  const std::int64_t res_stride = c.residual_stride ? c.residual_stride : in_stride;
+  const std::size_t res_elems = std::size_t(std::max<std::int64_t>(c.rows, 1) * res_stride);
   const std::size_t out_elems = std::size_t(std::max<std::int64_t>(c.rows, 1) * out_stride);
 
   // Inputs, rounded to their dtypes on the host so the reference sees exactly what the GPU sees.
-  HostArray h_in(c.in, in_elems), h_res(c.in, in_elems);
+  HostArray h_in(c.in, in_elems), h_res(c.in, res_elems);
   for (std::size_t i = 0; i < in_elems; ++i) h_in.set(i, detail_rows::draw(rng, c, std::int64_t(i / in_stride)));
   if (c.fill == Fill::nan_rows)
     for (std::int64_t r = 0; r < c.rows; r += 5) h_in.set(std::size_t(r * in_stride + (r * 7919) % c.cols), NAN);
   std::normal_distribution<double> small(0.0, 0.5);
   if (c.residual)
-    for (std::size_t i = 0; i < in_elems; ++i) h_res.set(i, small(rng));
+    for (std::size_t i = 0; i < res_elems; ++i) h_res.set(i, small(rng));
 
   const DType wt = c.weight.value_or(c.param_dtype.value_or(DType::f32));
   HostArray h_w(wt, std::size_t(c.cols)), h_b(wt, std::size_t(c.cols));
@@ -166,9 +169,9 @@ RowRun run_row_case(RowCase c, std::uint64_t seed, std::int64_t first_row = 0, s
   }
   if (c.bias) o.bias = {d_b.get(), wt, c.cols};
   if (c.residual) {
-    o.residual = {at(d_res, in_stride, c.in), c.in, rows, c.cols, in_stride};
-    o.residual_out = c.residual_in_place ? Rows{at(d_res, in_stride, c.in), c.in, rows, c.cols, in_stride}
-                                         : Rows{at(d_res_out, in_stride, c.in), c.in, rows, c.cols, in_stride};
+    o.residual = {at(d_res, res_stride, c.in), c.in, rows, c.cols, res_stride};
+    o.residual_out = c.residual_in_place ? Rows{at(d_res, res_stride, c.in), c.in, rows, c.cols, res_stride}
+                                         : Rows{at(d_res_out, res_stride, c.in), c.in, rows, c.cols, res_stride};
   }
   if (c.modulation) {
     const auto* table = static_cast<const char*>(d_table.get());
@@ -193,7 +196,7 @@ RowRun run_row_case(RowCase c, std::uint64_t seed, std::int64_t first_row = 0, s
   HostArray h_out(out_t, out_elems);
   result.download(h_out.data());
   run.out_bytes.assign(static_cast<unsigned char*>(h_out.data()), static_cast<unsigned char*>(h_out.data()) + h_out.bytes());
-  HostArray h_res_out(c.in, in_elems);
+  HostArray h_res_out(c.in, res_elems);
   const DeviceBuffer& res_result = c.residual_in_place ? d_res : d_res_out;
   if (c.residual) {
     res_result.download(h_res_out.data());
@@ -218,8 +221,9 @@ RowRun run_row_case(RowCase c, std::uint64_t seed, std::int64_t first_row = 0, s
       const std::size_t k = std::size_t(r * in_stride + i);
       double v = h_in.get(k);
       if (c.residual) {
-        v = round_to(c.in, v + h_res.get(k));  // rounded to the input dtype, as the kernel does
-        if (h_res_out.get(k) != v && !(std::isnan(v) && std::isnan(h_res_out.get(k)))) ++run.residual_mismatch;
+        const std::size_t rk = std::size_t(r * res_stride + i);
+        v = round_to(c.in, v + h_res.get(rk));  // rounded to the input dtype, as the kernel does
+        if (h_res_out.get(rk) != v && !(std::isnan(v) && std::isnan(h_res_out.get(rk)))) ++run.residual_mismatch;
       }
       x[std::size_t(i)] = v;
     }

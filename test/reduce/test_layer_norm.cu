@@ -29,6 +29,9 @@ GPU_TEST_CASE("layer_norm: weight, bias, stats, residual") {
       check_case<kOp>(c);
       c.residual_shift = 2;  // aligned unlike in
       check_case<kOp>(c);
+      c.residual_shift = -1;
+      c.residual_stride = n + 5;  // residual rows strided unlike in's
+      check_case<kOp>(c);
     }
 }
 

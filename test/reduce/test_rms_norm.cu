@@ -24,6 +24,11 @@ GPU_TEST_CASE("rms_norm: fused residual, weight offset, stats") {
       check_case<kOp>(c);
       c.residual_shift = 2;  // aligned unlike in: the register kernels take it
       check_case<kOp>(c);
+      c.residual_shift = -1;
+      c.residual_stride = n + 5;  // residual rows strided unlike in's: every other row aligned unlike it
+      check_case<kOp>(c);
+      c.residual_in_place = false;  // and residual_out a buffer of its own with that stride
+      check_case<kOp>(c);
     }
 }
 

@@ -260,6 +260,9 @@ TEST_CASE("validate: each rule gives its own error") {
   CHECK(check<SoftmaxPolicy>({host_in, DType::f32, 1, 294909, 0}, {host_out, DType::f32, 1, 294909, 0}).code() ==
         Errc::too_large);
   CHECK(check<SoftmaxPolicy>({host_in, DType::f32, 1, 294908, 0}, {host_out, DType::f32, 1, 294908, 0}).ok());
+  CHECK(check<SoftmaxPolicy>({host_in, DType::bf16, 1, 589817, 0}, {host_out, DType::bf16, 1, 589817, 0}).code() ==
+        Errc::too_large);
+  CHECK(check<SoftmaxPolicy>({host_in, DType::bf16, 1, 589816, 0}, {host_out, DType::bf16, 1, 589816, 0}).ok());
   CHECK(check<RmsNormPolicy>(in, {host_in + 1, DType::bf16, 16, 128, 0}).code() == Errc::aliasing);
   CHECK(check<RmsNormPolicy>(in, {host_in, DType::bf16, 16, 128, 0}).ok());  // in place
 
