@@ -31,21 +31,23 @@ struct GluCall {
   Activation act;
   GluOrder order;
   bool with_bias;
+  DType t, out_t;  // A, W and bias; the output
   DevMatrix a, w, bias;
   gemm::GluOptions opt;
 
-  GluCall(std::int64_t m_, std::int64_t n_out_, std::int64_t k, Activation act_, GluOrder order_, bool with_bias_)
-      : m(m_), n_out(n_out_), act(act_), order(order_), with_bias(with_bias_),
-        a(random_device(DType::bf16, m, k, 1.0)),
-        w(random_device(DType::bf16, 2 * n_out, k, 1.0 / std::sqrt(double(k)))),
-        bias(random_device(DType::bf16, 1, 2 * n_out, 0.3)) {
+  GluCall(std::int64_t m_, std::int64_t n_out_, std::int64_t k, Activation act_, GluOrder order_, bool with_bias_,
+          DType t_ = DType::bf16, DType out_t_ = DType::bf16)
+      : m(m_), n_out(n_out_), act(act_), order(order_), with_bias(with_bias_), t(t_), out_t(out_t_),
+        a(random_device(t, m, k, 1.0)),
+        w(random_device(t, 2 * n_out, k, 1.0 / std::sqrt(double(k)))),
+        bias(random_device(t, 1, 2 * n_out, 0.3)) {
     opt.act = act;
     opt.order = order;
-    if (with_bias) opt.bias = {bias.buf.get(), DType::bf16, 2 * n_out};
+    if (with_bias) opt.bias = {bias.buf.get(), t, 2 * n_out};
   }
   // Into a freshly poisoned output, on the tiles the launcher (or a forced choice) picks.
   DevMatrix run() const {
-    DevMatrix out = poisoned_output(DType::bf16, m, n_out);
+    DevMatrix out = poisoned_output(out_t, m, n_out);
     const Status st = gemm::linear_glu(a.view(), w.view(), out.out(), opt);
     REQUIRE_MESSAGE(st.ok(), st.to_string());
     CHECK_LAUNCH();
@@ -110,6 +112,20 @@ GPU_TEST_CASE("linear_glu: both orders, SiLU and GELU, bias, partial tiles") {
     run_glu(130, 136, 264, Activation::gelu_tanh, GluOrder::gate_value, true);
     run_glu(70, 64, 128, Activation::identity, GluOrder::value_gate, true);
     run_glu(200, 1032, 200, Activation::silu, GluOrder::gate_value, false);
+  });
+}
+
+GPU_TEST_CASE("linear_glu: f16 inputs, f32 output, 1537 rows") {
+  on_every_tile([] {
+    for (const GluCall& call : {GluCall(1537, 136, 72, Activation::silu, GluOrder::gate_value, true, DType::f16),
+                                GluCall(1537, 200, 64, Activation::gelu_tanh, GluOrder::value_gate, false,
+                                        DType::f16, DType::f32),
+                                GluCall(1537, 64, 136, Activation::silu, GluOrder::value_gate, true, DType::bf16,
+                                        DType::f32)}) {
+      CAPTURE(int(call.t));
+      CAPTURE(int(call.out_t));
+      check_close(fetch_written(call.run()), call.reference(sample_rows(call.m, fresh_seed())), "linear_glu");
+    }
   });
 }
 

@@ -89,7 +89,7 @@ GPU_TEST_CASE("QkvHeads: warp-per-head and composed paths, odd tables, one part 
     };
     for (const Case c : {Case{128, 96, false}, Case{128, 128, false}, Case{128, 40, false},
                          Case{128, 40, true}, Case{128, 0, false}, Case{128, 100, false}, Case{64, 48, true},
-                         Case{32, 24, false}}) {
+                         Case{32, 24, false}, Case{16, 8, false}, Case{8, 4, true}}) {
       for (DType out_t : {DType::bf16, DType::f32}) {
         CAPTURE(c.head_dim);
         CAPTURE(c.rot);

@@ -121,6 +121,39 @@ GPU_TEST_CASE("linear_residual: plain and gated, bias, in place == out of place"
   });
 }
 
+// Residual and gate rows off 16-byte alignment take AddResidual's element-by-element path (every
+// other view here has aligned rows): a residual with rows n + 1 apart, a gate chunk starting at
+// an odd column of a table with rows 6n + 3 apart; f16 inputs, 1537 rows.
+GPU_TEST_CASE("linear_residual: residual and gate rows off 16-byte alignment, f16, 1537 rows") {
+  on_every_tile([] {
+    for (DType t : {DType::bf16, DType::f16}) {
+      CAPTURE(int(t));
+      const std::int64_t m = 1537, n = 136, k = 72;
+      const DevMatrix a = random_device(t, m, k, 1.0), w = random_device(t, n, k, 1.0 / std::sqrt(double(k)));
+      const DevMatrix res_wide = random_device(t, m, n + 1, 2.0), table = random_device(t, 5, 6 * n + 3, 0.3);
+      Matrix res{t, m, n, std::vector<float>(std::size_t(m * n))}, chunk{t, 5, n, std::vector<float>(std::size_t(5 * n))};
+      for (std::int64_t r = 0; r < m; ++r)
+        for (std::int64_t c = 0; c < n; ++c) res.v[std::size_t(r * n + c)] = res_wide.host.at(r, c);
+      for (std::int64_t r = 0; r < 5; ++r)
+        for (std::int64_t c = 0; c < n; ++c) chunk.v[std::size_t(r * n + c)] = table.host.at(r, 2 * n + 1 + c);
+      const auto idx = random_idx(m, 5);
+      const DeviceBuffer d_idx = upload_idx(idx);
+      const DevMatrix out = poisoned_output(t, m, n);
+      gemm::ResidualOptions opt;
+      opt.gate = {static_cast<const char*>(table.buf.get()) + (2 * n + 1) * 2, t, 5, n, 6 * n + 3};
+      opt.idx = d_idx.as<std::int32_t>();
+      const ConstRows res_view{res_wide.buf.get(), t, m, n, n + 1};
+      const Status st = gemm::linear_residual(a.view(), w.view(), res_view, out.out(), opt);
+      REQUIRE_MESSAGE(st.ok(), st.to_string());
+      CHECK_LAUNCH();
+      const auto rows = sample_rows(m, fresh_seed());
+      Ref ref = ref_gemm(a.host, w.host, rows);
+      ref_residual(ref, res, &chunk, idx);
+      check_close(fetch_written(out), ref, "linear_residual (unaligned rows)");
+    }
+  });
+}
+
 GPU_TEST_CASE("linear_residual: an index outside the gate table makes its row NaN, not a stray read") {
   const std::int64_t m = 4, n = 16, k = 16;
   const DevMatrix a = random_device(DType::bf16, m, k, 1.0), w = random_device(DType::bf16, n, k, 0.25);
