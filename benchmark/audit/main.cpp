@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -51,6 +52,13 @@ double positive_number(const std::string& flag, const std::string& v) {
   usage_error(flag + " needs a positive number, got \"" + v + "\"");
 }
 
+// A whole number of rounds, 1 to 1000 (a cast of 4.7 or 1e10 would round or wrap it).
+int round_count(const std::string& flag, const std::string& v) {
+  const double x = positive_number(flag, v);
+  if (x != std::floor(x) || x > 1000) usage_error(flag + " needs a whole number from 1 to 1000, got \"" + v + "\"");
+  return static_cast<int>(x);
+}
+
 Args parse_args(int argc, char** argv) {
   Args a;
   for (int i = 1; i < argc; ++i) {
@@ -66,7 +74,7 @@ Args parse_args(int argc, char** argv) {
     else if (flag == "--out") a.out = v;
     else if (flag == "--replay") a.replay = v;
     else if (flag == "--recompute") a.recompute = v;
-    else if (flag == "--rounds") a.rounds = static_cast<int>(positive_number(flag, v));
+    else if (flag == "--rounds") a.rounds = round_count(flag, v);
     else if (flag == "--filter") a.options.filter = v;
     else if (flag == "--reference-impl") a.options.reference_impl = v;
     else if (flag == "--candidate-impl") a.options.candidate_impl = v;
