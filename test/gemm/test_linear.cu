@@ -55,6 +55,16 @@ GPU_TEST_CASE("linear: identity epilogue, odd M and the smallest K and N") {
   });
 }
 
+// The launcher's checks of the binary (hopper_available: binary version, ptxVersion, no marker of a
+// build without sm_90a) must accept this sm_90a build on an sm_90 GPU, or every GEMM would run
+// on the portable main loop and every test here would still pass.
+GPU_TEST_CASE("linear: this sm_90a build takes the Hopper main loop on a compute capability 9.0 GPU") {
+  DeviceInfo device;
+  REQUIRE(current_device(device).ok());
+  CHECK(gemm::detail::hopper_available<bf16_t, gemm::LinearEpilogue<bf16_t, bf16_t>>(device) ==
+        (device.major == 9 && device.minor == 0));
+}
+
 GPU_TEST_CASE("linear: fp16 inputs") {
   on_every_tile([] {
     for (Shape s : {Shape{5, 24, 40}, Shape{200, 1032, 1024}})

@@ -193,17 +193,23 @@ inline std::atomic<GemmPath>& gemm_path() {
 namespace detail {
 // The Hopper kernel needs compute capability 9.0 and sm_90a machine code in this binary (a
 // build for other targets compiles it to a trap): binary version 9.0, compiled from sm_90 code
-// (not an older target's PTX compiled here at load time).
+// (not an older target's PTX compiled here at load time), and none of the static shared memory
+// that marks the body of a build without sm_90a (a plain sm_90 build: kernel_sm90.hpp). Known
+// once the attributes could be read; a failure to read them is asked again next call.
 template <class T, class Epi> bool hopper_available(const DeviceInfo& device) {
   if (device.major != 9 || device.minor != 0) return false;
-  static const bool built = [] {
-    const void* kernel = reinterpret_cast<const void*>(&gemm_kernel_sm90<HopperMainLoop<T>, Epi>);
-    cudaFuncAttributes attr{};
-    bool sm90 = false;
-    return cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.binaryVersion == 90 &&
-           compiled_for_sm90(kernel, sm90).ok() && sm90;
-  }();
-  return built;
+  static std::atomic<signed char> known{0};  // 0: not asked yet, 1: yes, -1: no
+  if (const signed char k = known.load(std::memory_order_relaxed); k != 0) return k > 0;
+  const void* kernel = reinterpret_cast<const void*>(&gemm_kernel_sm90<HopperMainLoop<T>, Epi>);
+  cudaFuncAttributes attr{};
+  bool sm90 = false;
+  if (cudaFuncGetAttributes(&attr, kernel) != cudaSuccess || !compiled_for_sm90(kernel, sm90).ok()) {
+    cudaGetLastError();  // not sticky: the portable path runs this call
+    return false;
+  }
+  const bool yes = attr.binaryVersion == 90 && sm90 && attr.sharedSizeBytes == 0;
+  known.store(yes ? 1 : -1, std::memory_order_relaxed);
+  return yes;
 }
 }  // namespace detail
 

@@ -183,7 +183,11 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
     }
   }
 #else
-  __trap();  // built without sm_90a: the launcher only picks this kernel where it was compiled
+  // Built without sm_90a (a plain sm_90 build reports binary version 9.0 too): the launcher tells
+  // by this static shared array (hopper_available), and never picks the kernel then.
+  __shared__ volatile unsigned char built_without_sm90a[16];
+  built_without_sm90a[threadIdx.x % 16] = 0;
+  __trap();
 #endif
 }
 

@@ -3,7 +3,8 @@
 //
 // Why per stream: two calls that run at once must not share arrival counters or partials, and
 // calls on one stream never run at once. The handles that name a different stream in each host
-// thread (nullptr under per-thread default streams, cudaStreamPerThread) are kept per thread too.
+// thread (cudaStreamPerThread, and nullptr where this file is compiled with per-thread default
+// streams) are kept per thread too; a thread's workspace outlives it (as every other: see below).
 // A CUDA graph captured from a stream keeps using that stream's buffers, so they are never freed
 // (a larger need allocates larger ones and keeps the old); replays of graphs captured from one
 // stream must not overlap each other or calls on that stream, and a stream destroyed while its
@@ -69,7 +70,11 @@ inline Status split_workspace(int device, cudaStream_t stream, std::size_t parti
   };
   static std::mutex mutex;
   static std::map<std::tuple<int, cudaStream_t, std::thread::id>, Entry> entries;
+#ifdef CUDA_API_PER_THREAD_DEFAULT_STREAM  // nvcc --default-stream per-thread: nullptr is per thread
   const bool per_thread = stream == nullptr || stream == cudaStreamPerThread;
+#else  // nullptr is the one legacy stream: a workspace for every thread would only leak
+  const bool per_thread = stream == cudaStreamPerThread;
+#endif
   std::lock_guard<std::mutex> lock(mutex);
   Entry& e = entries[{device, stream, per_thread ? std::this_thread::get_id() : std::thread::id{}}];
   if (e.floats < partial_floats || e.counters < counters) {
@@ -79,7 +84,10 @@ inline Status split_workspace(int device, cudaStream_t stream, std::size_t parti
     void* p = nullptr;
     FUSEKIT_TRY(detail::allocate_zeroed(&p, grown.floats * sizeof(float), false));
     grown.buffers.partials = static_cast<float*>(p);
-    FUSEKIT_TRY(detail::allocate_zeroed(&p, grown.counters * sizeof(unsigned), true));
+    if (const Status s = detail::allocate_zeroed(&p, grown.counters * sizeof(unsigned), true); !s.ok()) {
+      cudaFree(grown.buffers.partials);
+      return s;
+    }
     grown.buffers.arrivals = static_cast<unsigned*>(p);
     e = grown;  // the old buffers stay allocated: a captured graph may still use them
   }
