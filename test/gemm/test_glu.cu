@@ -117,7 +117,7 @@ GPU_TEST_CASE("linear_glu: both orders, SiLU and GELU, bias, partial tiles") {
 
 GPU_TEST_CASE("linear_glu: f16 inputs, f32 output, 1537 rows") {
   on_every_tile([] {
-    for (const GluCall& call : {GluCall(1537, 136, 72, Activation::silu, GluOrder::gate_value, true, DType::f16),
+    for (const GluCall& call : {GluCall(1537, 136, 72, Activation::silu, GluOrder::gate_value, true, DType::f16, DType::f16),
                                 GluCall(1537, 200, 64, Activation::gelu_tanh, GluOrder::value_gate, false,
                                         DType::f16, DType::f32),
                                 GluCall(1537, 64, 136, Activation::silu, GluOrder::value_gate, true, DType::bf16,

@@ -7,6 +7,16 @@ constexpr RowOp kOp = RowOp::rms_norm;
 
 FUSEKIT_ROW_SUITE("rms_norm", kOp)
 
+// The dispatch's check of the binary (sm90_row_kernels) must accept this sm_90a build on an
+// sm_90 GPU, or the cluster and staged kernels would be refused while short rows still pass.
+GPU_TEST_CASE("rms_norm: this build's row kernels count as sm_90 code on an sm_90 GPU") {
+  DeviceInfo device;
+  REQUIRE(current_device(device).ok());
+  bool sm90 = false;
+  REQUIRE((reduce::sm90_row_kernels<reduce::RmsNormPolicy, bf16_t, bf16_t>(device, sm90)).ok());
+  CHECK(sm90 == (device.major >= 9));
+}
+
 GPU_TEST_CASE("rms_norm: fused residual, weight offset, stats") {
   for (DType t : {DType::f32, DType::bf16})
     for (std::int64_t n : {127, 5376, 65537}) {
