@@ -71,16 +71,14 @@ class PerDeviceOnce {
   std::atomic<std::uint64_t> done_{0};
 };
 
-// Whether the code this binary runs for `kernel` on the current device was compiled for compute
+// Whether the code this binary runs for a kernel on the current device (its attributes, from
+// cudaFuncGetAttributes) was compiled for compute
 // capability 9.0 or newer. A binary built only for older targets runs on an sm_90 GPU by JIT from
 // their PTX (ptxVersion < 90), where code under `#if __CUDA_ARCH__ >= 900` is compiled out: the
 // cluster, staged and Hopper kernels would do nothing or trap. (ptxVersion 0, which cubins that
 // do not record it report, defers to the binary's architecture.)
-inline Status compiled_for_sm90(const void* kernel, bool& yes) {
-  cudaFuncAttributes attr{};
-  FUSEKIT_CUDA_TRY(cudaFuncGetAttributes(&attr, kernel));
-  yes = attr.binaryVersion >= 90 && (attr.ptxVersion == 0 || attr.ptxVersion >= 90);
-  return {};
+inline bool compiled_for_sm90(const cudaFuncAttributes& kernel) {
+  return kernel.binaryVersion >= 90 && (kernel.ptxVersion == 0 || kernel.ptxVersion >= 90);
 }
 
 }  // namespace fusekit

@@ -94,11 +94,7 @@ template <class P, class Q> bool overlap(const BasicRows<P>& a, const BasicRows<
 template <class P, class Q>
 Status check_alias(const char* op, const char* a_name, const BasicRows<P>& a, const char* b_name,
                    const BasicRows<Q>& b) {
-  if (a.empty() || b.empty()) return {};
-  std::uintptr_t a0, a1, b0, b1;
-  byte_span(a, a0, a1);
-  byte_span(b, b0, b1);
-  if (a1 <= b0 || b1 <= a0) return {};
+  if (!overlap(a, b)) return {};
   if (a.data == b.data && a.row_stride() == b.row_stride() && a.dtype == b.dtype) return {};
   return {Errc::aliasing, std::string(op) + ": " + a_name + " and " + b_name +
                               " overlap without being the same buffer (in-place needs equal pointer, stride and dtype)"};

@@ -202,12 +202,11 @@ template <class T, class Epi> bool hopper_available(const DeviceInfo& device) {
   if (const signed char k = known.load(std::memory_order_relaxed); k != 0) return k > 0;
   const void* kernel = reinterpret_cast<const void*>(&gemm_kernel_sm90<HopperMainLoop<T>, Epi>);
   cudaFuncAttributes attr{};
-  bool sm90 = false;
-  if (cudaFuncGetAttributes(&attr, kernel) != cudaSuccess || !compiled_for_sm90(kernel, sm90).ok()) {
+  if (cudaFuncGetAttributes(&attr, kernel) != cudaSuccess) {
     cudaGetLastError();  // not sticky: the portable path runs this call
     return false;
   }
-  const bool yes = attr.binaryVersion == 90 && sm90 && attr.sharedSizeBytes == 0;
+  const bool yes = attr.binaryVersion == 90 && compiled_for_sm90(attr) && attr.sharedSizeBytes == 0;
   known.store(yes ? 1 : -1, std::memory_order_relaxed);
   return yes;
 }

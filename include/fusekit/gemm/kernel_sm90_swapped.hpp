@@ -183,11 +183,7 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
     }
   }
 #else
-  // Built without sm_90a (a plain sm_90 build reports binary version 9.0 too): the launcher tells
-  // by this static shared array (hopper_available), and never picks the kernel then.
-  __shared__ volatile unsigned char built_without_sm90a[16];
-  built_without_sm90a[threadIdx.x % 16] = 0;
-  __trap();
+  ptx::built_without_sm90a();
 #endif
 }
 

@@ -19,6 +19,15 @@
 
 namespace fusekit::gemm::ptx {
 
+// The body of a Hopper kernel in a build without sm_90a (a plain sm_90 build reports binary
+// version 9.0 too): the launcher never picks such a kernel, and tells it by this static shared
+// array (hopper_available: cudaFuncAttributes::sharedSizeBytes; the real bodies have none).
+__device__ __forceinline__ void built_without_sm90a() {
+  __shared__ volatile unsigned char marker[16];
+  marker[threadIdx.x % 16] = 0;
+  __trap();
+}
+
 // ---- mbarrier: the full/empty handshake of the shared-memory ring (core/mbarrier.cuh) ----
 using fusekit::ptx::fence_barrier_init;
 using fusekit::ptx::mbarrier_arrive;

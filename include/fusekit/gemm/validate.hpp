@@ -94,11 +94,7 @@ inline Status check_optional_vec(const char* op, const char* name, const ConstVe
 template <class P, class Q>
 Status check_disjoint(const char* op, const char* a_name, const BasicRows<P>& a, const char* b_name,
                       const BasicRows<Q>& b) {
-  if (a.empty() || b.empty()) return {};
-  std::uintptr_t a0, a1, b0, b1;
-  fusekit::detail::byte_span(a, a0, a1);
-  fusekit::detail::byte_span(b, b0, b1);
-  if (a1 <= b0 || b1 <= a0) return {};
+  if (!fusekit::detail::overlap(a, b)) return {};
   return {Errc::aliasing, where(op, a_name) + " overlaps " + b_name + " (they must be disjoint)"};
 }
 

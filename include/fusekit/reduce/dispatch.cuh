@@ -60,7 +60,9 @@ template <class Policy, class TIn, class TOut> Status sm90_row_kernels(const Dev
     yes = known[device.ordinal].load(std::memory_order_relaxed) > 0;
     return {};
   }
-  FUSEKIT_TRY(compiled_for_sm90(reinterpret_cast<const void*>(&row_cluster_kernel<Policy, TIn, TOut>), yes));
+  cudaFuncAttributes attr{};
+  FUSEKIT_CUDA_TRY(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(&row_cluster_kernel<Policy, TIn, TOut>)));
+  yes = compiled_for_sm90(attr);
   if (tracked) known[device.ordinal].store(yes ? 1 : -1, std::memory_order_relaxed);
   return {};
 }
