@@ -204,10 +204,13 @@ inline void apply_cluster_overlap_override() {
                     {"always", ClusterOverlap::always}});
 }
 
-// FUSEKIT_SLICE_KB=16|32|64: the sliced rows' slice size (reduce::slice_bytes()); unset, the
-// library's choice.
+// FUSEKIT_SLICE_KB=16|32|64: the sliced rows' slice size (reduce::slice_bytes());
+// FUSEKIT_SLICE_VPT=1|2|4|8|16: their vectors a thread (reduce::slice_vectors_per_thread()).
+// Unset, the library's choice.
 inline void apply_slice_override() {
   apply_env_choice("FUSEKIT_SLICE_KB", reduce::slice_bytes(), {{"16", 16 << 10}, {"32", 32 << 10}, {"64", 64 << 10}});
+  apply_env_choice("FUSEKIT_SLICE_VPT", reduce::slice_vectors_per_thread(),
+                   {{"1", 1}, {"2", 2}, {"4", 4}, {"8", 8}, {"16", 16}});
 }
 
 // The default suites for one dtype: the seed audit's shapes in all four modes, and a bandwidth

@@ -284,6 +284,51 @@ template <RowOp kOp> void suite_paths_agree() {
   CHECK(check_case<kOp>(narrow).vectors_aligned);
 }
 
+// Rows split over a cluster at every slice size and vectors a thread the benchmark may ask for
+// (reduce::slice_bytes(), reduce::slice_vectors_per_thread(): the threads and clusters change,
+// so the bits do): float64, every element written, repeatable, a row alone as among the others;
+// aligned, misaligned, in place, with a residual and the parameters.
+template <RowOp kOp> void suite_slice_layouts() {
+  struct Restore {
+    ~Restore() {
+      reduce::slice_bytes() = 0;
+      reduce::slice_vectors_per_thread() = 0;
+    }
+  } restore;
+  for (int slice_kb : {0, 16, 64})
+    for (int per_thread : {1, 2, 4, 16}) {
+      reduce::slice_bytes() = slice_kb << 10;
+      reduce::slice_vectors_per_thread() = per_thread;
+      INFO("slice " << slice_kb << " KB, " << per_thread << " vectors a thread");
+      RowCase aligned = shaped_case(DType::bf16, DType::bf16, 8, 262144);
+      const std::uint64_t seed = fresh_seed();
+      const RowRun a = check_case<kOp>(aligned, seed);
+      const RowRun b = check_case<kOp>(aligned, seed);
+      CHECK_MESSAGE(a.out_bytes == b.out_bytes, "not bitwise repeatable");
+      const RowRun alone = run_row_case<kOp>(aligned, seed, 5, 1);
+      REQUIRE(alone.status.ok());
+      const std::size_t row_bytes = std::size_t(aligned.cols) * 2;
+      CHECK_MESSAGE(std::memcmp(a.out_bytes.data() + 5 * row_bytes, alone.out_bytes.data() + 5 * row_bytes, row_bytes) == 0,
+                    "row 5 differs alone vs among 8 rows");
+
+      RowCase misaligned = shaped_case(DType::f32, DType::bf16, 3, 100003);
+      misaligned.in_shift = 2;
+      misaligned.out_shift = 1;
+      RowCase in_place = shaped_case(DType::bf16, DType::bf16, 5, 40000);
+      in_place.in_shift = in_place.out_shift = 1;
+      in_place.in_place = true;
+      if constexpr (kOp != RowOp::softmax) {
+        misaligned.weight = DType::f32;
+        misaligned.stats = true;
+        misaligned.bias = kOp == RowOp::layer_norm;
+        in_place.residual = in_place.residual_in_place = true;
+        in_place.weight = DType::bf16;
+      }
+      check_case<kOp>(misaligned);
+      check_case<kOp>(in_place);
+    }
+}
+
 // Rejected calls return the reason and leave the output untouched.
 template <RowOp kOp> void suite_rejects() {
   DeviceBuffer in(64 * 64 * 4), out(64 * 64 * 4);
@@ -334,4 +379,7 @@ template <RowOp kOp> void suite_rejects() {
   }                                                                                                          \
   GPU_TEST_CASE(name ": in-place calls queued on one stream equal synchronized ones") {                     \
     ::fusekit::test::suite_dependent_chain<op>();                                                            \
+  }                                                                                                          \
+  GPU_TEST_CASE(name ": sliced rows at every slice size and vectors a thread") {                            \
+    ::fusekit::test::suite_slice_layouts<op>();                                                              \
   }

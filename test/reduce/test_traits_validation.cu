@@ -108,31 +108,38 @@ TEST_CASE("select_staged_layout: rows fit their stage, thread counts are launcha
 TEST_CASE("select_sliced_layout: slices cover the row, fit shared memory, come from N and the dtype alone") {
   for (DType t : {DType::f32, DType::f16, DType::bf16})
     for (int slice_kb : {0, 16, 32, 64})
-      for (std::int64_t n = 9000; n <= max_cols(t); n += n / 7 + 1) {
-        const std::int64_t cols = n + 64 <= max_cols(t) ? n : max_cols(t);  // the last step lands on the maximum
-        INFO("dtype " << dtype_name(t) << " N " << cols << " slice " << slice_kb << " KB");
-        CHECK(sliced_fits(cols, t, true) == (select_row_config(cols, t).shape == RowShape::cluster && !staged_fits(cols, t, true)));
-        if (!sliced_fits(cols, t, true)) continue;
-        const RowConfig cfg = select_row_config(cols, t);
-        const StagedLayout a = select_sliced_layout(cols, t, false, slice_kb << 10);
-        const StagedLayout b = select_sliced_layout(cols, t, true, slice_kb << 10);
-        REQUIRE(a.cluster == b.cluster);  // the residual changes the stage, never the row's layout (bits)
-        REQUIRE(a.threads == b.threads);
-        REQUIRE(a.slice_vectors == b.slice_vectors);
-        REQUIRE(a.cluster >= 2);
-        REQUIRE(a.cluster <= kMaxCluster);
-        REQUIRE((a.cluster & (a.cluster - 1)) == 0);
-        REQUIRE(std::int64_t(a.slice_vectors) * a.cluster >= cfg.vectors);  // every vector of any alignment
-        const int target = slice_kb > 0 ? slice_kb << 10 : slice_bytes_for(cols * std::int64_t(dtype_size(t)));
-        if (a.cluster < kMaxCluster) REQUIRE(a.slice_vectors * 16 <= target + 16);  // + the slack vector
-        REQUIRE(a.threads % 32 == 0);
-        REQUIRE(a.threads <= kMaxStagedThreads);
-        REQUIRE(a.residual_offset % 128 == 0);
-        REQUIRE(a.residual_offset >= a.slice_vectors * 16);
-        REQUIRE(b.stage_bytes == 2 * b.residual_offset);
-        REQUIRE(b.stage_bytes <= kMaxSlicedStageBytes);
-        if (cols == max_cols(t)) break;
-      }
+      for (int per_thread : {0, 1, 2, 4, 16})
+        for (std::int64_t n = 9000; n <= max_cols(t); n += n / 7 + 1) {
+          const std::int64_t cols = n + 64 <= max_cols(t) ? n : max_cols(t);  // the last step lands on the maximum
+          INFO("dtype " << dtype_name(t) << " N " << cols << " slice " << slice_kb << " KB, " << per_thread << " vectors a thread");
+          CHECK(sliced_fits(cols, t, true) == (select_row_config(cols, t).shape == RowShape::cluster && !staged_fits(cols, t, true)));
+          if (!sliced_fits(cols, t, true)) continue;
+          const RowConfig cfg = select_row_config(cols, t);
+          const StagedLayout a = select_sliced_layout(cols, t, false, slice_kb << 10, per_thread);
+          const StagedLayout b = select_sliced_layout(cols, t, true, slice_kb << 10, per_thread);
+          // The vectors a thread pick the threads only, never the slices.
+          REQUIRE(a.slice_vectors == select_sliced_layout(cols, t, false, slice_kb << 10).slice_vectors);
+          REQUIRE(a.cluster == b.cluster);  // the residual changes the stage, never the row's layout (bits)
+          REQUIRE(a.threads == b.threads);
+          REQUIRE(a.slice_vectors == b.slice_vectors);
+          REQUIRE(a.cluster >= 2);
+          REQUIRE(a.cluster <= kMaxCluster);
+          REQUIRE((a.cluster & (a.cluster - 1)) == 0);
+          REQUIRE(std::int64_t(a.slice_vectors) * a.cluster >= cfg.vectors);  // every vector of any alignment
+          const int target = slice_kb > 0 ? slice_kb << 10 : slice_bytes_for(cols * std::int64_t(dtype_size(t)));
+          if (a.cluster < kMaxCluster) REQUIRE(a.slice_vectors * 16 <= target + 16);  // + the slack vector
+          REQUIRE(a.threads % 32 == 0);
+          const int asked = per_thread == 0 ? kSliceVectorsPerThread : per_thread;
+          const int cap = asked < kSliceVectorsPerThread ? kMaxSlicedThreads : kMaxStagedThreads;
+          REQUIRE(a.threads <= cap);
+          REQUIRE(a.threads - 32 < a.slice_vectors);  // no warp without a vector
+          if (a.threads < cap) REQUIRE(std::int64_t(a.threads) * asked >= a.slice_vectors);  // at most `asked` a thread
+          REQUIRE(a.residual_offset % 128 == 0);
+          REQUIRE(a.residual_offset >= a.slice_vectors * 16);
+          REQUIRE(b.stage_bytes == 2 * b.residual_offset);
+          REQUIRE(b.stage_bytes <= kMaxSlicedStageBytes);
+          if (cols == max_cols(t)) break;
+        }
   // The longest row fills a 16-CTA cluster; 8 rows of 262144 f32 elements spread over 128 SMs.
   CHECK(select_sliced_layout(max_cols(DType::f32), DType::f32, true).cluster == 16);
   CHECK(select_sliced_layout(262144, DType::f32, false).cluster == 16);
@@ -141,6 +148,11 @@ TEST_CASE("select_sliced_layout: slices cover the row, fit shared memory, come f
   CHECK(select_sliced_layout(65536, DType::f32, false).cluster == 4);
   CHECK(select_sliced_layout(262144, DType::bf16, false).cluster == 16);  // 32 KB slices from 512 KB rows
   CHECK(select_sliced_layout(65536, DType::bf16, false, 32 << 10).cluster == 4);
+  CHECK(select_sliced_layout(262144, DType::bf16, false).threads == 288);              // 2049 vectors (the slack), 8 a thread
+  CHECK(select_sliced_layout(262144, DType::bf16, false, 0, 2).threads == 1024);       // 2 vectors a thread
+  CHECK(select_sliced_layout(262144, DType::bf16, false, 0, 2).cluster == 16);         // the same slices
+  CHECK(select_sliced_layout(262144, DType::f32, false, 0, 2).threads == 1024);        // capped: 4 a thread
+  CHECK(select_sliced_layout(max_cols(DType::f32), DType::f32, false).threads == 512);  // the default's cap
   CHECK(select_sliced_layout(max_cols(DType::f32), DType::f32, true, 1 << 20).stage_bytes <= kMaxSlicedStageBytes);  // clamped
   CHECK(select_sliced_layout(65536, DType::bf16, false, 1).cluster == select_sliced_layout(65536, DType::bf16, false, 16 << 10).cluster);
   CHECK_FALSE(sliced_fits(16384, DType::f32, false));  // one stage holds it

@@ -78,6 +78,8 @@ __device__ __forceinline__ void prepare_cluster_exchange(unsigned ranks) {
 
 // kMaxThreads: the most threads a row may have in one CTA.
 template <RowShape kShape, int kMaxThreads = max_threads_of(kShape)> class RowReducer {
+  static_assert(kMaxThreads / 32 <= 32, "ReducerStorage holds 32 warp partials a reduction");
+
  public:
   __device__ RowReducer(ReducerStorage& storage, int threads_per_row)
       : storage_(storage), threads_per_row_(threads_per_row) {}
@@ -107,10 +109,20 @@ template <RowShape kShape, int kMaxThreads = max_threads_of(kShape)> class RowRe
     v = partials[0];
     // A fixed trip count, predicated: the runtime-count loop was unrolled with a remainder and
     // cost twice the instructions. Same order, same bits.
+    // Past 16 warps (the sliced rows' 1024-thread CTAs) behind one uniform branch, so that CTAs of
+    // up to 16 warps run the same instructions as before.
     constexpr int kMaxWarps = kMaxThreads / 32;
+    constexpr int kFirstWarps = kMaxWarps < 16 ? kMaxWarps : 16;
 #pragma unroll
-    for (int w = 1; w < kMaxWarps; ++w)
+    for (int w = 1; w < kFirstWarps; ++w)
       if (w < warps) v = Op::combine(v, partials[w]);
+    if constexpr (kMaxWarps > kFirstWarps) {
+      if (warps > kFirstWarps) {
+#pragma unroll
+        for (int w = kFirstWarps; w < kMaxWarps; ++w)
+          if (w < warps) v = Op::combine(v, partials[w]);
+      }
+    }
     return v;
   }
 

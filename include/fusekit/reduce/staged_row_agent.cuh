@@ -194,7 +194,7 @@ template <class Policy, class TIn, class TOut, bool kSliced = false> class Stage
   }
 
   const RowParams& p_;
-  RowReducer<kSliced ? RowShape::cluster : RowShape::warps, kMaxStagedThreads> reducer_;
+  RowReducer<kSliced ? RowShape::cluster : RowShape::warps, kSliced ? kMaxSlicedThreads : kMaxStagedThreads> reducer_;
   std::int64_t row_;
   const TIn* in_row_;
   const TIn* res_row_;

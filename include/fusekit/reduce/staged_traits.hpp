@@ -23,6 +23,9 @@
 namespace fusekit::reduce {
 
 constexpr int kMaxStagedThreads = 512;
+// A CTA's share of a row split over a cluster may run on up to 1024 threads: few long rows put
+// one CTA on an SM, and its warps alone must hide the stage's and the reductions' latencies.
+constexpr int kMaxSlicedThreads = 1024;
 constexpr int kMaxStagedStageBytes = 72 * 1024;  // one row (and its residual); 3 such CTAs fit an SM
 constexpr std::int64_t kStagedMinRowBytes = 20 * 1024;  // shorter rows stay in registers (measured)
 
@@ -58,10 +61,10 @@ constexpr bool staged_fits(std::int64_t cols, DType t, bool residual) {
   return staged_row_bytes(cols, t) * (residual ? 2 : 1) <= kMaxStagedStageBytes;
 }
 
-// About 8 vectors a thread, in whole warps, at most 512 threads.
-constexpr int staged_threads_for(int vectors) {
-  const int threads = round_up(ceil_div(vectors, 8), 32);
-  return threads > kMaxStagedThreads ? kMaxStagedThreads : threads;
+// About `per_thread` vectors a thread, in whole warps, at most `max_threads`.
+constexpr int staged_threads_for(int vectors, int per_thread = 8, int max_threads = kMaxStagedThreads) {
+  const int threads = round_up(ceil_div(vectors, per_thread), 32);
+  return threads > max_threads ? max_threads : threads;
 }
 
 // The register kernels' threads per row where they hold the row in one CTA; else about 8
@@ -102,22 +105,31 @@ constexpr bool sliced_fits(std::int64_t cols, DType t, bool residual) {
   return select_row_config(cols, t).shape == RowShape::cluster && !staged_fits(cols, t, residual);
 }
 
+// Vectors a thread of the sliced rows (8: measured with up to 512 threads, eighteenth session).
+constexpr int kSliceVectorsPerThread = 8;
+
 // Precondition: sliced_fits(cols, t, residual). The cluster and the threads come from N and the
 // dtype only (a row's bits depend on both), never from the residual or the row count: the
 // smallest cluster whose slices hold about `slice_bytes` of the input row (0: slice_bytes_for the
-// row; 16 CTAs at most), then about 8 vectors a thread, in whole warps, at most 512 threads.
-constexpr StagedLayout select_sliced_layout(std::int64_t cols, DType t, bool residual, int slice_bytes = 0) {
+// row; 16 CTAs at most), then about `vectors_per_thread` vectors a thread (0: the default; else
+// clamped to 1-16), in whole warps, at most kMaxSlicedThreads (512 at the default).
+constexpr StagedLayout select_sliced_layout(std::int64_t cols, DType t, bool residual, int slice_bytes = 0,
+                                            int vectors_per_thread = 0) {
   const RowConfig c = select_row_config(cols, t);
   if (slice_bytes <= 0) slice_bytes = slice_bytes_for(cols * std::int64_t(dtype_size(t)));
   // Within what was measured, and so that a stage never exceeds kMaxSlicedStageBytes.
   slice_bytes = slice_bytes < 16 * 1024 ? 16 * 1024 : slice_bytes > 64 * 1024 ? 64 * 1024 : slice_bytes;
+  if (vectors_per_thread <= 0) vectors_per_thread = kSliceVectorsPerThread;
+  vectors_per_thread = vectors_per_thread > 16 ? 16 : vectors_per_thread;
   StagedLayout l;
   l.cluster = 2;
   // Sized on an aligned row (one vector less than c.vectors), so that power-of-two rows get
   // power-of-two slices; a misaligned row's slices then hold up to one vector more.
   while (l.cluster < kMaxCluster && ceil_div(c.vectors - 1, l.cluster) * 16 > slice_bytes) l.cluster *= 2;
   l.slice_vectors = ceil_div(c.vectors, l.cluster);
-  l.threads = staged_threads_for(l.slice_vectors);
+  // The default keeps the 512 threads it was measured with; fewer vectors a thread may take more.
+  const int max_threads = vectors_per_thread < kSliceVectorsPerThread ? kMaxSlicedThreads : kMaxStagedThreads;
+  l.threads = staged_threads_for(l.slice_vectors, vectors_per_thread, max_threads);
   l.residual_offset = round_up(l.slice_vectors * 16, 128);
   l.stage_bytes = l.residual_offset * (residual ? 2 : 1);
   return l;
