@@ -268,9 +268,9 @@ template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned = 
       float w[kVec], b[kVec];
       to_floats(w, params_.weight[c]);
       if constexpr (Policy::kTakesBias) to_floats(b, params_.bias[c]);
-      epilogue.apply<kOutline, kAligned, TIn, kSteps>(y, w, b, col(c));
+      epilogue.apply<kOutline, kAligned, TIn, kSteps, Policy::kTakesBias>(y, w, b, col(c));
     } else if constexpr (kHasEpilogue<Policy>) {
-      epilogue.apply<kOutline, kAligned, TIn, kSteps>(y, col(c));
+      epilogue.apply<kOutline, kAligned, TIn, kSteps, Policy::kTakesBias>(y, col(c));
     }
     Fragment<TOut, kVec> o;
     from_floats(o, y);

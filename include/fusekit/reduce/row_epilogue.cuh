@@ -103,9 +103,10 @@ __device__ __forceinline__ void write_row_vector(T* row, const Fragment<T, N>& f
 template <class Policy> inline constexpr bool kHasEpilogue = Policy::kTakesWeight || Policy::kTakesBias;
 
 // y = y * (weight + offset) + bias, then y * (1 + scale[t]) + shift[t] with t = mod_index[row];
-// a row whose table index is out of range becomes NaN. Every step is rounded on its own (no
-// contraction into FMAs the compiler may or may not form in one kernel and not another), so the
-// register and staged kernels give the same bits.
+// a row whose table index is out of range becomes NaN. Each step is rounded as written here:
+// the affine with both weight and bias is one fused multiply-add, as is the modulation, and
+// nothing else is contracted (`__fmaf_rn`, `__fmul_rn`, `__fadd_rn`: no FMA the compiler may or may
+// not form in one kernel and not another), so the register and staged kernels give the same bits.
 //
 // kSteps says which steps a loop of vectors takes. kTested: whichever the call asks for, tested
 // per vector (the compiler does not take such tests out of the unrolled loops: each vector tested
@@ -147,29 +148,36 @@ class RowEpilogue {
   // they made several times larger), else inline (the 2-8 vector kernels, where a call costs
   // registers and a CTA per SM). Same values either way.
   // kAligned: every parameter is in TRow and vector-aligned (RowParams::vectors_aligned): no tests.
-  template <bool kOutline, bool kAligned, class TRow, unsigned kSteps = epilogue_steps::kTested, int N>
+  // kBiased: whether the policy takes a bias (RMSNorm's kernels then compile no bias code: its
+  // tested loop took 8 more registers a thread).
+  template <bool kOutline, bool kAligned, class TRow, unsigned kSteps = epilogue_steps::kTested, bool kBiased = true, int N>
   __device__ void apply(float (&y)[N], int col) const {
     using namespace epilogue_steps;
-    // Each parameter vector read just before its use: the staged kernels hold 64 registers.
-    if (takes<kSteps, kWeight>(p_.weight)) {
+    const bool weighted = takes<kSteps, kWeight>(p_.weight), biased = kBiased && takes<kSteps, kBias>(p_.bias);
+    // Each parameter vector read just before its use (the staged kernels hold 64 registers), and
+    // only the weight and bias together held at once.
+    if (weighted && biased) {
+      float w[N], b[N];
+      read<kOutline, kAligned, TRow>(w, p_.weight, p_.weight_dtype, col);
+      read<kOutline, kAligned, TRow>(b, p_.bias, p_.bias_dtype, col);
+      affine<kSteps, kBiased>(y, w, b, true, true);
+    } else if (weighted) {
       float w[N];
       read<kOutline, kAligned, TRow>(w, p_.weight, p_.weight_dtype, col);
-      scale<kSteps>(y, w);
-    }
-    if (takes<kSteps, kBias>(p_.bias)) {
+      affine<kSteps, kBiased>(y, w, w, true, false);
+    } else if (biased) {
       float b[N];
       read<kOutline, kAligned, TRow>(b, p_.bias, p_.bias_dtype, col);
-      shift(y, b);
+      affine<kSteps, kBiased>(y, b, b, false, true);
     }
     modulate<kOutline, kAligned, TRow, kSteps>(y, col);
   }
 
   // The same with the weight and bias vectors already loaded (used where given, else ignored).
-  template <bool kOutline, bool kAligned, class TRow, unsigned kSteps = epilogue_steps::kTested, int N>
+  template <bool kOutline, bool kAligned, class TRow, unsigned kSteps = epilogue_steps::kTested, bool kBiased = true, int N>
   __device__ void apply(float (&y)[N], const float (&w)[N], const float (&b)[N], int col) const {
     using namespace epilogue_steps;
-    if (takes<kSteps, kWeight>(p_.weight)) scale<kSteps>(y, w);
-    if (takes<kSteps, kBias>(p_.bias)) shift(y, b);
+    affine<kSteps, kBiased>(y, w, b, takes<kSteps, kWeight>(p_.weight), kBiased && takes<kSteps, kBias>(p_.bias));
     modulate<kOutline, kAligned, TRow, kSteps>(y, col);
   }
 
@@ -200,19 +208,37 @@ class RowEpilogue {
     else load_param<TRow, kOutline>(out, base, t, col, p_.cols);
   }
 
-  template <unsigned kSteps, int N> __device__ __forceinline__ void scale(float (&y)[N], const float (&w)[N]) const {
-    // Fixed steps have no offset. (Tested: an add of 0 per element was 1 in 6 instructions.)
-    if (kSteps == epilogue_steps::kTested && p_.weight_offset != 0.f) {
+  // y * (w + offset) + b, rounded once: the weight alone is y * w + -0 (exactly y * w), the bias
+  // alone y * 1 + b (exactly y + b), so every option set takes one fused multiply-add an element
+  // and each gives the same bits in every loop. Fixed steps have no offset; the tested loop takes
+  // its cases branch-free: branches between two multiply-adds (offset or not) cost the bf16
+  // LayerNorm kernels 16 registers a thread, and branches to adjust the weight first 9-10.
+  template <unsigned kSteps, bool kBiased, int N>
+  __device__ __forceinline__ void affine(float (&y)[N], const float (&w)[N], const float (&b)[N], bool weighted,
+                                         bool biased) const {
+    if constexpr (kSteps == epilogue_steps::kTested && !kBiased) {
+      // No bias (RMSNorm): the plain product, one loop for each case (the selects below cost its
+      // aligned bf16 kernel 3 registers a thread, a CTA an SM).
+      if (!weighted) return;
+      if (p_.weight_offset != 0.f) {
 #pragma unroll
-      for (int e = 0; e < N; ++e) y[e] = __fmul_rn(y[e], __fadd_rn(w[e], p_.weight_offset));
-    } else {
+        for (int e = 0; e < N; ++e) y[e] = __fmul_rn(y[e], __fadd_rn(w[e], p_.weight_offset));
+      } else {
 #pragma unroll
-      for (int e = 0; e < N; ++e) y[e] = __fmul_rn(y[e], w[e]);
+        for (int e = 0; e < N; ++e) y[e] = __fmul_rn(y[e], w[e]);
+      }
+    } else if constexpr (kSteps == epilogue_steps::kTested) {
+      // No offset adds -0: w + -0 is w for every w (w + 0 is +0 for w = -0).
+      const float offset = p_.weight_offset != 0.f ? p_.weight_offset : -0.f;
+#pragma unroll
+      for (int e = 0; e < N; ++e) y[e] = __fmaf_rn(y[e], weighted ? __fadd_rn(w[e], offset) : 1.f, biased ? b[e] : -0.f);
+    } else if (weighted) {
+#pragma unroll
+      for (int e = 0; e < N; ++e) y[e] = biased ? __fmaf_rn(y[e], w[e], b[e]) : __fmul_rn(y[e], w[e]);
+    } else if (biased) {
+#pragma unroll
+      for (int e = 0; e < N; ++e) y[e] = __fadd_rn(y[e], b[e]);
     }
-  }
-  template <int N> __device__ __forceinline__ static void shift(float (&y)[N], const float (&b)[N]) {
-#pragma unroll
-    for (int e = 0; e < N; ++e) y[e] = __fadd_rn(y[e], b[e]);
   }
   // The NaN of a bad table index (scale_ left null) is set inside the modulation's branch: tested
   // outside it, it cost every element of every call a select.
