@@ -450,16 +450,16 @@ GPU_TEST_CASE("linear: launched over the previous kernel (programmatic dependent
   // which has no few-row kernel to check for.
   const bool hopper_plan = gemm::gemm_path().load() == gemm::GemmPath::automatic;
   if (!hopper_plan) MESSAGE("portable main loop forced: the few-row K-segment plan is not checked, the chain is");
-  for (std::int64_t n : {k, n2}) {  // every call of the chain takes the few-row K-segment kernel
-    if (!hopper_plan) break;
-    using Narrow = gemm::HopperNarrowMainLoop<bf16_t>;
-    const std::int64_t n_tiles = (n + 127) / 128;
-    const gemm::TileOrder order = gemm::detail::tile_order<Narrow>(m, n_tiles);
-    const gemm::SplitPlan plan = gemm::detail::segment_plan(order, n_tiles, static_cast<int>(k / 64), sms,
-                                                            gemm::SplitKWay::automatic);
-    REQUIRE(gemm::k_segmented_weight(n_tiles, k, sms));
-    REQUIRE(gemm::detail::few_rows_one_range(plan, m, gemm::kFewRows, order.count(), sms));
-  }
+  if (hopper_plan)
+    for (std::int64_t n : {k, n2}) {  // every call of the chain takes the few-row K-segment kernel
+      using Narrow = gemm::HopperNarrowMainLoop<bf16_t>;
+      const std::int64_t n_tiles = (n + 127) / 128;
+      const gemm::TileOrder order = gemm::detail::tile_order<Narrow>(m, n_tiles);
+      const gemm::SplitPlan plan = gemm::detail::segment_plan(order, n_tiles, static_cast<int>(k / 64), sms,
+                                                              gemm::SplitKWay::automatic);
+      REQUIRE(gemm::k_segmented_weight(n_tiles, k, sms));
+      REQUIRE(gemm::detail::few_rows_one_range(plan, m, gemm::kFewRows, order.count(), sms));
+    }
   const DevMatrix w1 = random_device(DType::bf16, k, k, 1.0 / std::sqrt(double(k)));
   const DevMatrix w2 = random_device(DType::bf16, n2, k, 1.0 / std::sqrt(double(k)));
   const DevMatrix w3 = random_device(DType::bf16, k, k, 1.0 / std::sqrt(double(k)));
