@@ -296,7 +296,7 @@ template <RowOp kOp> void suite_slice_layouts() {
     }
   } restore;
   for (int slice_kb : {0, 16, 64})
-    for (int per_thread : {1, 2, 4, 16}) {
+    for (int per_thread : {1, 2, 4, 8, 16}) {  // 8 or 16 is each op's default (sliced_vectors_per_thread)
       reduce::slice_bytes() = slice_kb << 10;
       reduce::slice_vectors_per_thread() = per_thread;
       INFO("slice " << slice_kb << " KB, " << per_thread << " vectors a thread");

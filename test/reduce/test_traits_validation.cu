@@ -155,6 +155,15 @@ TEST_CASE("select_sliced_layout: slices cover the row, fit shared memory, come f
   CHECK(select_sliced_layout(max_cols(DType::f32), DType::f32, false).threads == 512);  // the default's cap
   CHECK(select_sliced_layout(max_cols(DType::f32), DType::f32, true, 1 << 20).stage_bytes <= kMaxSlicedStageBytes);  // clamped
   CHECK(select_sliced_layout(65536, DType::bf16, false, 1).cluster == select_sliced_layout(65536, DType::bf16, false, 16 << 10).cluster);
+  // The dispatch's default: 16 vectors a thread for f32 rows without an epilogue (softmax), else 8;
+  // from the dtype and the op only.
+  CHECK(sliced_vectors_per_thread(DType::f32, false) == 16);
+  CHECK(sliced_vectors_per_thread(DType::f32, true) == kSliceVectorsPerThread);
+  CHECK(sliced_vectors_per_thread(DType::bf16, false) == kSliceVectorsPerThread);
+  CHECK(sliced_vectors_per_thread(DType::f16, true) == kSliceVectorsPerThread);
+  CHECK(select_sliced_layout(262144, DType::f32, false, 0, 16).threads == 288);  // 4097 vectors a slice, 16 a thread
+  CHECK(select_sliced_layout(65536, DType::f32, false, 0, 16).threads == 288);   // 4 slices of 4097 / 4
+  CHECK(select_sliced_layout(65536, DType::f32, false, 0, 16).cluster == select_sliced_layout(65536, DType::f32, false).cluster);
   CHECK_FALSE(sliced_fits(16384, DType::f32, false));  // one stage holds it
   CHECK(sliced_fits(16384, DType::f32, true));         // not with its residual
   CHECK_FALSE(sliced_fits(8192, DType::bf16, true));   // the register kernels hold it in one CTA

@@ -48,9 +48,9 @@ inline std::atomic<int>& slice_bytes() {
   return bytes;
 }
 
-// Process-wide vectors a thread of the sliced rows, for benchmark sweeps (0: the default,
-// kSliceVectorsPerThread; else clamped to 1-16, up to kMaxSlicedThreads threads). It picks the
-// threads, so the bits change with it.
+// Process-wide vectors a thread of the sliced rows, for benchmark sweeps (0: the default for the
+// op and dtype, sliced_vectors_per_thread; else clamped to 1-16, up to kMaxSlicedThreads threads).
+// It picks the threads, so the bits change with it.
 inline std::atomic<int>& slice_vectors_per_thread() {
   static std::atomic<int> vectors{0};
   return vectors;
@@ -141,7 +141,9 @@ Status launch_rows(const RowParams& p, cudaStream_t stream) {
     case Staging::slices: {
       // A GPU with less shared memory a CTA than the slice needs (sm_90 has 227 KB) keeps the
       // register clusters.
-      const StagedLayout sliced = select_sliced_layout(p.cols, dtype_v<TIn>, residual, slice_bytes(), slice_vectors_per_thread());
+      const int asked = slice_vectors_per_thread();
+      const int per_thread = asked > 0 ? asked : sliced_vectors_per_thread(dtype_v<TIn>, kHasEpilogue<Policy>);
+      const StagedLayout sliced = select_sliced_layout(p.cols, dtype_v<TIn>, residual, slice_bytes(), per_thread);
       if (sliced.stage_bytes <= device.max_smem_per_block_optin)
         return launch_staged<Policy, TIn, TOut, true>(p, sliced, device, stream);
       break;

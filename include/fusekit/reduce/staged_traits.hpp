@@ -108,11 +108,20 @@ constexpr bool sliced_fits(std::int64_t cols, DType t, bool residual) {
 // Vectors a thread of the sliced rows (8: measured with up to 512 threads, eighteenth session).
 constexpr int kSliceVectorsPerThread = 8;
 
+// The default for an op and dtype: 16 for f32 rows without an epilogue (softmax: 1.10x-1.19x at
+// 128 x 65536, 32 x 262144 and 8 x 262144 against 8), else kSliceVectorsPerThread (16 ran the
+// bf16 rows and most norms 0.71x-1.05x). RESULTS.md, thirty-first session. From the dtype and
+// the op alone, so a row's bits still never depend on the row count.
+constexpr int sliced_vectors_per_thread(DType t, bool has_epilogue) {
+  return t == DType::f32 && !has_epilogue ? 16 : kSliceVectorsPerThread;
+}
+
 // Precondition: sliced_fits(cols, t, residual). The cluster and the threads come from N and the
 // dtype only (a row's bits depend on both), never from the residual or the row count: the
 // smallest cluster whose slices hold about `slice_bytes` of the input row (0: slice_bytes_for the
-// row; 16 CTAs at most), then about `vectors_per_thread` vectors a thread (0: the default; else
-// clamped to 1-16), in whole warps, at most kMaxSlicedThreads (512 at the default).
+// row; 16 CTAs at most), then about `vectors_per_thread` vectors a thread (0: kSliceVectorsPerThread;
+// else clamped to 1-16; the dispatch passes sliced_vectors_per_thread), in whole warps, at most
+// kMaxSlicedThreads (512 from 8 a thread up).
 constexpr StagedLayout select_sliced_layout(std::int64_t cols, DType t, bool residual, int slice_bytes = 0,
                                             int vectors_per_thread = 0) {
   const RowConfig c = select_row_config(cols, t);
