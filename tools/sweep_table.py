@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """One table of gpu_throughput medians (us) from several fusekit_bench_reduce JSON files: a row per
-case, a column per file (its name without sweep_ and .json). read_medians() is shared with the
-A/B tables of benchmark/results/*/ab_reduce.py."""
+case, a column per file (its name without sweep_ and .json). read_medians() and print_ab() are
+shared with the A/B scripts of benchmark/results/*/ (ab_reduce.py, ab.py)."""
+import glob
 import json
 import os
 import sys
@@ -15,6 +16,26 @@ def read_medians(path, key=lambda parts: "/".join(parts[1:4])):
         print(f"{path}: {e}", file=sys.stderr)
         return {}
     return {key(b["name"].split("/")): b["us"] for b in runs if len(b["name"].split("/")) >= 6 and "us" in b}
+
+
+def print_ab(d, prefix, labels, key, width=None):
+    """Same-call A/B of DIR/<prefix>_<label>_<rep>.json: the median us of each label (mean over its
+    repetitions) and each label's speed relative to the first; `width` of the case column (None: the
+    longest case name + 2)."""
+    t = {}
+    for label in labels:
+        for path in sorted(glob.glob(f"{d}/{prefix}_{label}_*.json")):
+            for case, us in read_medians(path, key=key).items():
+                t.setdefault(case, {}).setdefault(label, []).append(us)
+    mean = lambda v: sum(v) / len(v)
+    if width is None:
+        width = max(len(c) for c in t) + 2 if t else 10
+    print("case".ljust(width) + "".join(l.rjust(10) for l in labels) + "".join(f"{l} speed".rjust(12) for l in labels[1:]))
+    for case, v in t.items():
+        row = case.ljust(width) + "".join((f"{mean(v[l]):.2f}" if l in v else "-").rjust(10) for l in labels)
+        for l in labels[1:]:
+            row += (f"{mean(v[labels[0]]) / mean(v[l]):.3f}" if l in v and labels[0] in v else "-").rjust(12)
+        print(row)
 
 
 if __name__ == "__main__":

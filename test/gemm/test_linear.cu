@@ -449,8 +449,9 @@ GPU_TEST_CASE("linear: launched over the previous kernel (programmatic dependent
   // FUSEKIT_GEMM_PATH=portable (test_host.cu) runs the same chain on the portable main loop,
   // which has no few-row kernel to check for.
   const bool hopper_plan = gemm::gemm_path().load() == gemm::GemmPath::automatic;
-  if (!hopper_plan) MESSAGE("portable main loop forced: the few-row K-segment plan is not checked, the chain is");
-  if (hopper_plan)
+  if (!hopper_plan)
+    MESSAGE("portable main loop forced: the few-row K-segment plan is not checked, the chain is");
+  else
     for (std::int64_t n : {k, n2}) {  // every call of the chain takes the few-row K-segment kernel
       using Narrow = gemm::HopperNarrowMainLoop<bf16_t>;
       const std::int64_t n_tiles = (n + 127) / 128;
