@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Session 33 call 2: are the bulk stores faster? The four H3 linears, fused and bare, at 70, 925
+# and 4096 tokens, 15 samples: main (main/), wip/bulk-store with its default direct stores
+# (bulk/, FUSEKIT_GEMM_STORE=direct: the new code's register cost alone) and with the bulk
+# stores; twice, alternating. cuBLASLt in every run (its ratio).   OUT=... bash carry/s33/run2.sh
+set -u
+source "$(dirname "$0")/common.sh"
+o=$OUT/call2; mkdir -p $o; gpu_info $o
+G='^gemm/(qkv_proj|out_proj|fc1|fc2)/bf16/tokens=[0-9]+/(fusekit|fusekit_bare|cublaslt)/gpu_throughput/'
+run() {  # label binary [VAR=VALUE...]
+  local label=$1 bin=$2; shift 2
+  env FUSEKIT_GEMM_TOKENS=70,925,4096 "$@" timeout 110 $bin --require-gpu --skip-ceilings --samples=15 --benchmark_filter="$G" \
+    --benchmark_out=$o/gemm_${label}.json --benchmark_out_format=json > $o/gemm_${label}.txt 2>&1
+  echo "gemm $label rc=$? t=$SECONDS"
+}
+for r in 1 2; do
+  run main_$r $d/main/fusekit_bench_gemm
+  run direct_$r $d/bulk/fusekit_bench_gemm FUSEKIT_GEMM_STORE=direct
+  run bulk_$r $d/bulk/fusekit_bench_gemm FUSEKIT_GEMM_STORE=bulk
+done
+python3 $d/ab.py $o gemm main direct bulk | tee $o/table_gemm.txt
+cd $OUT && tar cJf call2.tar.xz call2 && rm -rf call2
