@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Session 33 call 2: are the bulk stores faster? The four H3 linears, fused and bare, at 70, 925
-# and 4096 tokens, 15 samples: main (main/), wip/bulk-store with its default direct stores
-# (bulk/, FUSEKIT_GEMM_STORE=direct: the new code's register cost alone) and with the bulk
-# stores; twice, alternating. cuBLASLt in every run (its ratio).   OUT=... bash carry/s33/run2.sh
+# Session 33 call 2: two ways to cheapen the GEMM epilogue's store, against main.
+#  - batched/ (wip/store-batched): StoreRows loads two runs of the staged tile before storing the
+#    first (same bits). Its whole GEMM suite first.
+#  - bulk/ (wip/bulk-store) with FUSEKIT_GEMM_STORE=bulk: the tile stored by the copy engine.
+# The four H3 linears, fused and bare, at 70, 925 and 4096 tokens, 15 samples, cuBLASLt in every
+# run; main, batched, bulk, twice alternating.   OUT=... bash carry/s33/run2.sh
 set -u
 source "$(dirname "$0")/common.sh"
 o=$OUT/call2; mkdir -p $o; gpu_info $o
+timeout 240 $d/batched/fusekit_test_gemm > $o/test_gemm_batched.log 2>&1
+echo "test_gemm batched rc=$? $(grep 'test cases' $o/test_gemm_batched.log) t=$SECONDS"
 G='^gemm/(qkv_proj|out_proj|fc1|fc2)/bf16/tokens=[0-9]+/(fusekit|fusekit_bare|cublaslt)/gpu_throughput/'
 run() {  # label binary [VAR=VALUE...]
   local label=$1 bin=$2; shift 2
@@ -15,8 +19,8 @@ run() {  # label binary [VAR=VALUE...]
 }
 for r in 1 2; do
   run main_$r $d/main/fusekit_bench_gemm
-  run direct_$r $d/bulk/fusekit_bench_gemm FUSEKIT_GEMM_STORE=direct
+  run batched_$r $d/batched/fusekit_bench_gemm
   run bulk_$r $d/bulk/fusekit_bench_gemm FUSEKIT_GEMM_STORE=bulk
 done
-python3 $d/ab.py $o gemm main direct bulk | tee $o/table_gemm.txt
+python3 $d/ab.py $o gemm main batched bulk | tee $o/table_gemm.txt
 cd $OUT && tar cJf call2.tar.xz call2 && rm -rf call2
