@@ -28,7 +28,7 @@ import torch.nn.functional as F
 MODES = ["gpu_throughput", "gpu_latency", "e2e_throughput", "e2e_latency"]
 DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16}
 TOLERANCE = {"f32": 1e-5, "bf16": 1e-2}  # rel_err limits: fp32 arithmetic; bf16 outputs
-ASSUMED_COPY_GBPS, ASSUMED_GEMM_TFLOPS = 4240.0, 820.0  # docs/targets.md, H200
+ASSUMED_COPY_GBPS, ASSUMED_GEMM_TFLOPS = 4240.0, 820.0  # ../shared/docs/targets.md, H200
 
 # MiniMax-H3 (shared/docs/minimax_h3.md): hidden 5376, 56 heads x 128, ffn 14336, rotary on 96 channels.
 HIDDEN, HEADS, HEAD_DIM, FFN, ROTARY, EPS = 5376, 56, 128, 14336, 96, 1e-5

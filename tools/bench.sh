@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set-up, build, then the default benchmark suite: every fusekit_bench_* on its default shapes,
+# Set-up, build, then the default benchmark suite: fusekit_bench_reduce and fusekit_bench_gemm on
+# their default shapes (the checkpoint adapter's disk benchmark runs on its own),
 # Google Benchmark JSON written to build/release/results/. Extra arguments go to every binary
 # (e.g. --benchmark_filter=reduce/). Without a GPU it says so and runs nothing.
 set -euo pipefail

@@ -6,7 +6,7 @@
 
 namespace fusekit::bench::detail {
 
-// Measured on the H200 test machine (docs/targets.md); used when measurement is skipped.
+// Measured on the H200 test machine (../shared/docs/targets.md); used when measurement is skipped.
 inline constexpr double kAssumedCopyGbps = 4240;
 inline constexpr double kAssumedGemmTflops = 820;
 

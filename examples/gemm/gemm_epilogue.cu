@@ -1,6 +1,6 @@
 // The MiniMax-H3 fc1 (SwiGLU) preset, then a user-defined epilogue node composed with library
 // nodes, with no kernel code touched. Build:
-//   nvcc -std=c++20 -gencode=arch=compute_90a,code=sm_90a -I include gemm_epilogue.cu
+//   nvcc -std=c++20 -gencode=arch=compute_90a,code=sm_90a -I include examples/gemm/gemm_epilogue.cu
 #include <fusekit/gemm.hpp>
 
 #include <cuda_runtime.h>

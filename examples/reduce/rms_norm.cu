@@ -1,5 +1,6 @@
 // RMSNorm with a weight over bf16 rows, then the MiniMax-H3 form: residual add + RMSNorm + adaLN
-// modulation in one pass. Build: nvcc -std=c++20 -gencode=arch=compute_90a,code=sm_90a -I include rms_norm.cu
+// modulation in one pass. Build, from the repository root:
+//   nvcc -std=c++20 -gencode=arch=compute_90a,code=sm_90a -I include examples/reduce/rms_norm.cu
 #include <fusekit/reduce.hpp>
 
 #include <cuda_runtime.h>

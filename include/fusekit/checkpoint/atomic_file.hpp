@@ -3,7 +3,8 @@
 // Data goes to a temporary file beside the target (same directory, so rename is atomic);
 // commit fsyncs it, renames it over the target and fsyncs the directory. A file dropped
 // before commit (an error, an exception) unlinks its temporary. An interrupted process can
-// leave only a "<name>.tmp-XXXXXX" file behind, never a partial file under the target name.
+// leave only "<name>.tmp-XXXXXX" files (and, inside commit_all, "<name>.old-XXXXXX" links to
+// the previous targets) behind, never a partial file under the target name.
 #pragma once
 
 #include "fusekit/checkpoint/mapped_file.hpp"

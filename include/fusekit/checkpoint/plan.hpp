@@ -3,7 +3,7 @@
 // A plan is data: groups of rules, each rule a transform from named input tensors to named
 // output tensors with their dtypes and shapes. It is built from a model config alone, so it
 // can be printed and checked with no weights (--dry-run), inverted (every transform has an
-// exact inverse), and lowered to byte pieces (see lower_plan.hpp).
+// exact inverse), and lowered to byte pieces (see `lower_plan` in convert.hpp).
 #pragma once
 
 #include "fusekit/checkpoint/tensor_spec.hpp"

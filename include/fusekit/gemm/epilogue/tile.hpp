@@ -1,7 +1,7 @@
 // fusekit/gemm/epilogue/tile.hpp: the only thing an epilogue node sees: the CTA's fp32
-// accumulator tile, staged in shared memory, with its global coordinates. Any main loop (the
-// mma.sync one here, a wgmma one later) stages its fragments into this form, so nodes never
-// depend on a fragment layout.
+// accumulator tile, staged in shared memory, with its global coordinates. Every main loop (the
+// mma.sync one and the wgmma ones) stages its fragments into this form, so nodes never depend
+// on a fragment layout.
 #pragma once
 
 #include "fusekit/core/dtype.hpp"
