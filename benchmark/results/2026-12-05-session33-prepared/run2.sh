@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Session 33 call 2: two ways to cheapen the GEMM epilogue's store, against main.
 #  - batched/ (wip/store-batched): StoreRows loads two runs of the staged tile before storing the
-#    first (same bits). Its whole GEMM suite first.
+#    first, and on the 232-token tiles (fc1 at 925 tokens) four, with the GLU node two items at a
+#    time (same bits). Its whole GEMM suite first.
 #  - bulk/ (wip/bulk-store) with FUSEKIT_GEMM_STORE=bulk: the tile stored by the copy engine.
 # The four H3 linears, fused and bare, at 70, 925 and 4096 tokens, 15 samples, cuBLASLt in every
 # run; main, batched, bulk, twice alternating.   OUT=... bash carry/s33/run2.sh
