@@ -15,7 +15,8 @@ def read_medians(path, key=lambda parts: "/".join(parts[1:4])):
     except (OSError, ValueError, KeyError) as e:
         print(f"{path}: {e}", file=sys.stderr)
         return {}
-    return {key(b["name"].split("/")): b["us"] for b in runs if len(b["name"].split("/")) >= 6 and "us" in b}
+    named = ((b["name"].split("/"), b) for b in runs)
+    return {key(parts): b["us"] for parts, b in named if len(parts) >= 6 and "us" in b}
 
 
 def print_ab(d, prefix, labels, key, width=None):

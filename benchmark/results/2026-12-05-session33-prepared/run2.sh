@@ -12,16 +12,10 @@ o=$OUT/call2; mkdir -p $o; gpu_info $o
 timeout 240 $d/batched/fusekit_test_gemm > $o/test_gemm_batched.log 2>&1
 echo "test_gemm batched rc=$? $(grep 'test cases' $o/test_gemm_batched.log) t=$SECONDS"
 G='^gemm/(qkv_proj|out_proj|fc1|fc2)/bf16/tokens=[0-9]+/(fusekit|fusekit_bare|cublaslt)/gpu_throughput/'
-run() {  # label binary [VAR=VALUE...]
-  local label=$1 bin=$2; shift 2
-  env FUSEKIT_GEMM_TOKENS=70,925,4096 "$@" timeout 110 $bin --require-gpu --skip-ceilings --samples=15 --benchmark_filter="$G" \
-    --benchmark_out=$o/gemm_${label}.json --benchmark_out_format=json > $o/gemm_${label}.txt 2>&1
-  echo "gemm $label rc=$? t=$SECONDS"
-}
 for r in 1 2; do
-  run main_$r $d/main/fusekit_bench_gemm
-  run batched_$r $d/batched/fusekit_bench_gemm
-  run bulk_$r $d/bulk/fusekit_bench_gemm FUSEKIT_GEMM_STORE=bulk
+  bench gemm_main_$r 110 $d/main/fusekit_bench_gemm "$G" 15 FUSEKIT_GEMM_TOKENS=70,925,4096
+  bench gemm_batched_$r 110 $d/batched/fusekit_bench_gemm "$G" 15 FUSEKIT_GEMM_TOKENS=70,925,4096
+  bench gemm_bulk_$r 110 $d/bulk/fusekit_bench_gemm "$G" 15 FUSEKIT_GEMM_TOKENS=70,925,4096 FUSEKIT_GEMM_STORE=bulk
 done
 python3 $d/ab.py $o gemm main batched bulk | tee $o/table_gemm.txt
 cd $OUT && tar cJf call2.tar.xz call2 && rm -rf call2

@@ -14,10 +14,6 @@ timeout 150 compute-sanitizer --tool memcheck --error-exitcode 9 $T \
 echo "reduce memcheck rc=$? $(grep -E 'ERROR SUMMARY' $o/reduce_memcheck.log) $(grep 'test cases' $o/reduce_memcheck.log) t=$SECONDS"
 unset FUSEKIT_TEST_GUARD_BYTES
 R='^((reduce|reduce_bw)/.*|h3_norm/.*)/fusekit/gpu_throughput'
-for r in 1 2; do for b in main rowstore; do
-  timeout 120 $d/$b/fusekit_bench_reduce --require-gpu --skip-ceilings --samples=9 --benchmark_filter="$R" \
-    --benchmark_out=$o/reduce_${b}_$r.json --benchmark_out_format=json > /dev/null 2> $o/reduce_${b}_$r.err
-  echo "reduce $b $r rc=$? t=$SECONDS"
-done; done
+for r in 1 2; do for b in main rowstore; do bench reduce_${b}_$r 120 $d/$b/fusekit_bench_reduce "$R" 9; done; done
 python3 $d/ab.py $o reduce main rowstore | tee $o/table_reduce.txt
 cd $OUT && tar cJf call3.tar.xz call3 && rm -rf call3
