@@ -1,5 +1,5 @@
 # Sourced by runN.sh: unpacks the carried binaries (xz) once and sets the library path.
-#   phased/ : branch wip/phased-params: fusekit_test_reduce_gpu, fusekit_bench_reduce
+#   phased/ : branch wip/phased-params (c12c2ef): fusekit_test_reduce_gpu, fusekit_bench_reduce
 #   held/   : the same branch built with -DFUSEKIT_ROW_PHASED_HOLDS: fusekit_bench_reduce
 # libbenchmark.so.1debian comes from ../s33 (carry both folders).
 d=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
