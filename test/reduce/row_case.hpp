@@ -58,6 +58,7 @@ struct RowRun {
   std::int64_t unwritten = 0;   // output elements still holding the poison, or written outside the call
   std::int64_t residual_mismatch = 0;  // residual_out elements that differ from the rounded in + residual
   bool vectors_aligned = false;        // RowParams::vectors_aligned of the call: the kernels' test-free path
+  bool params_aligned = false;         // RowParams::params_aligned: 16-bit rows off their alignment take the phased kernels
 };
 
 // Calls the public API for kOp. Only the dtype pairs the tests use are instantiated (every dtype to
@@ -186,7 +187,9 @@ RowRun run_row_case(RowCase c, std::uint64_t seed, std::int64_t first_row = 0, s
     using Policy = std::conditional_t<kOp == RowOp::softmax, reduce::SoftmaxPolicy,
                                       std::conditional_t<kOp == RowOp::layer_norm, reduce::LayerNormPolicy, reduce::RmsNormPolicy>>;
     reduce::RowParams probe;
-    run.vectors_aligned = reduce::validate<Policy>(in, out, o, probe).ok() && probe.vectors_aligned;
+    const bool valid = reduce::validate<Policy>(in, out, o, probe).ok();
+    run.vectors_aligned = valid && probe.vectors_aligned;
+    run.params_aligned = valid && probe.params_aligned;
   }
   run.status = call_row_op<kOp>(in, out, o, nullptr);
   if (!run.status.ok()) return run;
