@@ -33,6 +33,7 @@ struct RowCase {
   std::optional<DType> weight;                 // weight dtype when present
   std::optional<DType> param_dtype;            // bias and table dtype without a weight (default f32)
   std::size_t param_shift = 0;                 // elements the weight and bias start past their allocations
+  bool exact_params = false;                   // no slack after the weight and bias (DeviceBuffer::exact_end)
   float weight_offset = 0.f;
   bool bias = false;
   bool modulation = false;
@@ -141,7 +142,8 @@ RowRun run_row_case(RowCase c, std::uint64_t seed, std::int64_t first_row = 0, s
   DeviceBuffer d_out(out_elems * dtype_size(out_t), c.out_shift * dtype_size(out_t));
   DeviceBuffer d_res(h_res.bytes(), (c.residual_shift < 0 ? c.in_shift : c.residual_shift) * dtype_size(c.in));
   DeviceBuffer d_res_out(h_res.bytes());
-  DeviceBuffer d_w(h_w.bytes(), c.param_shift * dtype_size(wt)), d_b(h_b.bytes(), c.param_shift * dtype_size(wt));
+  DeviceBuffer d_w(h_w.bytes(), c.param_shift * dtype_size(wt), c.exact_params);
+  DeviceBuffer d_b(h_b.bytes(), c.param_shift * dtype_size(wt), c.exact_params);
   DeviceBuffer d_table(h_table.bytes());
   DeviceBuffer d_index(h_index.size() * sizeof(std::int32_t));
   DeviceBuffer d_stats(std::size_t(std::max<std::int64_t>(c.rows, 1)) * 2 * sizeof(float));

@@ -123,7 +123,8 @@ inline Staging staging_for(const RowParams& p, DType in, std::size_t elem, bool 
 
 // Process-wide choice for the rows the phased kernels may take (16-bit rows off their alignment,
 // parameters aligned): the general kernels (off), the phased ones (on), or the phased ones with
-// their parameter lines prefetched into L1 with the row (prefetch). For benchmark sweeps and the
+// their parameter lines prefetched into L1 with the row (prefetch; a FUSEKIT_ROW_PHASED_HOLDS
+// build ignores it: its kernels load the parameters with the row). For benchmark sweeps and the
 // tests, which compare the ways bit for bit.
 enum class PhasedRows : std::uint8_t { off, on, prefetch };
 inline std::atomic<PhasedRows>& phased_rows() {

@@ -45,7 +45,7 @@ class RowAgent {
   // the registers cost about what the loads save), not the modulation's (its table rows differ per
   // row: held too, the 4096-token H3 norm lost 10%), and not in clusters (16 vectors a thread).
   // Phased kernels hold them only where FUSEKIT_ROW_PHASED_HOLDS is set: held, bf16 LayerNorm took
-  // 78 registers a thread at 2 vectors a thread and 122 at 4, against 56 and 46 (ptxas; not yet run).
+  // 78 registers a thread at 2 vectors a thread and 122 at 4, against 48 and 61 (ptxas; not yet run).
 #ifdef FUSEKIT_ROW_PHASED_HOLDS
   static constexpr bool kPhasedHolds = true;
 #else
@@ -78,8 +78,10 @@ class RowAgent {
     if constexpr (kSpills) spills_ = active_ && first + kChunks * int(blockDim.x) < cta_end;  // thread 0 at most
   }
 
-  // The statistics pass and the write pass; the policy decides what is reduced.
-  __device__ void run() {
+  // The statistics pass and the write pass; the policy decides what is reduced. run() and store()
+  // are forced inline: nvcc left the phased LayerNorm kernels' store() (4 and 8 vectors a thread)
+  // out of line, the agent and its row on a 416-544 byte stack (ptxas).
+  __device__ __forceinline__ void run() {
     load();
     allow_next_grid();  // the row is in registers: the next kernel may be scheduled
     const typename Policy::Stats stats = Policy::statistics(*this, p_);
@@ -223,7 +225,7 @@ class RowAgent {
     }
   }
 
-  __device__ void store(const typename Policy::Stats& stats) {
+  __device__ __forceinline__ void store(const typename Policy::Stats& stats) {
     if (!active_) return;
     using namespace epilogue_steps;
     // The general kernels make the epilogue before anything is written, the aligned and phased
