@@ -213,12 +213,21 @@ inline void apply_slice_override() {
                    {{"1", 1}, {"2", 2}, {"4", 4}, {"8", 8}, {"16", 16}});
 }
 
+// FUSEKIT_PHASED=off|on|prefetch: which kernels take 16-bit rows off their alignment with aligned
+// parameters (reduce::phased_rows()). Unset, the library's choice.
+inline void apply_phased_override() {
+  using reduce::PhasedRows;
+  apply_env_choice("FUSEKIT_PHASED", reduce::phased_rows(),
+                   {{"off", PhasedRows::off}, {"on", PhasedRows::on}, {"prefetch", PhasedRows::prefetch}});
+}
+
 // The default suites for one dtype: the seed audit's shapes in all four modes, and a bandwidth
 // sweep (>= 8M elements, N from 1024 to 262144) in GPU throughput mode.
 template <class T> void register_row_suites() {
   apply_row_kernel_override();
   apply_cluster_overlap_override();
   apply_slice_override();
+  apply_phased_override();
   const std::vector<Mode> all(std::begin(kAllModes), std::end(kAllModes));
   const std::vector<Mode> throughput{Mode::gpu_throughput};
   const RowShapeSpec seed_shapes[] = {{37, 1537}, {256, 3072}, {768, 6144}, {1024, 4096}};

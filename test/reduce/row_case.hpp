@@ -33,6 +33,7 @@ struct RowCase {
   std::optional<DType> weight;                 // weight dtype when present
   std::optional<DType> param_dtype;            // bias and table dtype without a weight (default f32)
   std::size_t param_shift = 0;                 // elements the weight and bias start past their allocations
+  bool exact_params = false;                   // no slack after the weight and bias (DeviceBuffer::exact_end)
   float weight_offset = 0.f;
   bool bias = false;
   bool modulation = false;
@@ -58,6 +59,7 @@ struct RowRun {
   std::int64_t unwritten = 0;   // output elements still holding the poison, or written outside the call
   std::int64_t residual_mismatch = 0;  // residual_out elements that differ from the rounded in + residual
   bool vectors_aligned = false;        // RowParams::vectors_aligned of the call: the kernels' test-free path
+  bool params_aligned = false;         // RowParams::params_aligned: 16-bit rows off their alignment take the phased kernels
 };
 
 // Calls the public API for kOp. Only the dtype pairs the tests use are instantiated (every dtype to
@@ -140,7 +142,8 @@ RowRun run_row_case(RowCase c, std::uint64_t seed, std::int64_t first_row = 0, s
   DeviceBuffer d_out(out_elems * dtype_size(out_t), c.out_shift * dtype_size(out_t));
   DeviceBuffer d_res(h_res.bytes(), (c.residual_shift < 0 ? c.in_shift : c.residual_shift) * dtype_size(c.in));
   DeviceBuffer d_res_out(h_res.bytes());
-  DeviceBuffer d_w(h_w.bytes(), c.param_shift * dtype_size(wt)), d_b(h_b.bytes(), c.param_shift * dtype_size(wt));
+  DeviceBuffer d_w(h_w.bytes(), c.param_shift * dtype_size(wt), c.exact_params);
+  DeviceBuffer d_b(h_b.bytes(), c.param_shift * dtype_size(wt), c.exact_params);
   DeviceBuffer d_table(h_table.bytes());
   DeviceBuffer d_index(h_index.size() * sizeof(std::int32_t));
   DeviceBuffer d_stats(std::size_t(std::max<std::int64_t>(c.rows, 1)) * 2 * sizeof(float));
@@ -186,7 +189,9 @@ RowRun run_row_case(RowCase c, std::uint64_t seed, std::int64_t first_row = 0, s
     using Policy = std::conditional_t<kOp == RowOp::softmax, reduce::SoftmaxPolicy,
                                       std::conditional_t<kOp == RowOp::layer_norm, reduce::LayerNormPolicy, reduce::RmsNormPolicy>>;
     reduce::RowParams probe;
-    run.vectors_aligned = reduce::validate<Policy>(in, out, o, probe).ok() && probe.vectors_aligned;
+    const bool valid = reduce::validate<Policy>(in, out, o, probe).ok();
+    run.vectors_aligned = valid && probe.vectors_aligned;
+    run.params_aligned = valid && probe.params_aligned;
   }
   run.status = call_row_op<kOp>(in, out, o, nullptr);
   if (!run.status.ok()) return run;

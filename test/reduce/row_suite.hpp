@@ -209,10 +209,18 @@ template <RowOp kOp> void suite_dependent_chain() {
   CUDA_CHECK(cudaStreamDestroy(stream));
 }
 
+// The options a norm's write loop takes (the aligned and phased kernels compile a loop for each
+// common set and test the options per vector for the rest).
+struct NormOptionSet {
+  const char* name;
+  bool weight, bias, modulation, bad_index;
+  float weight_offset;
+};
+
 // The register kernels' test-free path (every row and parameter vector-aligned: RowParams::
 // vectors_aligned) and their general path give the same bits: the same rows, once aligned, once
-// with output rows off their alignment (a stride of cols + 1) and once with the parameters off
-// theirs. (Input rows off their alignment are laid out differently over the threads, so they are
+// with output rows off their alignment (a stride of cols + 1; 16-bit rows then take the phased
+// kernels, suite_phased_agree) and once with the parameters off theirs (the general kernels). (Input rows off their alignment are laid out differently over the threads, so they are
 // summed in another order: that is the batch-invariance test's business, not this one's.) Over
 // every option set: the aligned kernels compile a write loop for each common one (no options,
 // weight, weight and bias, modulation, weight and modulation) and test the options per vector for
@@ -226,20 +234,15 @@ template <RowOp kOp> void suite_paths_agree() {
                           {DType::bf16, DType::f32, 37, 6144},   {DType::f32, DType::f32, 129, 1024},
                           {DType::f32, DType::bf16, 16, 4096},   {DType::f16, DType::f16, 8, 8192},
                           {DType::bf16, DType::bf16, 4, 65536},  {DType::f32, DType::f32, 2, 262144}};  // clusters
-  struct Options {
-    const char* name;
-    bool weight, bias, modulation, bad_index;
-    float weight_offset;
-  };
-  const Options option_sets[] = {{"none", false, false, false, false, 0.f},
-                                 {"weight", true, false, false, false, 0.f},
-                                 {"weight, bias", true, true, false, false, 0.f},
-                                 {"modulation", false, false, true, false, 0.f},
-                                 {"weight, modulation", true, false, true, false, 0.f},
-                                 {"weight, bias, modulation, a bad index", true, true, true, true, 0.f},
-                                 {"weight offset, modulation", true, false, true, false, 1.f}};
+  const NormOptionSet option_sets[] = {{"none", false, false, false, false, 0.f},
+                                       {"weight", true, false, false, false, 0.f},
+                                       {"weight, bias", true, true, false, false, 0.f},
+                                       {"modulation", false, false, true, false, 0.f},
+                                       {"weight, modulation", true, false, true, false, 0.f},
+                                       {"weight, bias, modulation, a bad index", true, true, true, true, 0.f},
+                                       {"weight offset, modulation", true, false, true, false, 1.f}};
   for (const Shape& sh : shapes)
-    for (const Options& opt : option_sets) {
+    for (const NormOptionSet& opt : option_sets) {
       if (kOp == RowOp::softmax && (opt.weight || opt.modulation)) continue;  // softmax takes no options
       if (kOp != RowOp::layer_norm && opt.bias && !opt.modulation) continue;  // "weight" again
       RowCase c = shaped_case(sh.in, sh.out, sh.rows, sh.cols);
@@ -260,15 +263,15 @@ template <RowOp kOp> void suite_paths_agree() {
       REQUIRE(aligned.vectors_aligned);  // else both runs below would take the general path
       RowCase out_off = c;
       out_off.out_stride = c.cols + 1;
-      const RowRun general = check_case<kOp>(out_off, seed);
-      CHECK_FALSE(general.vectors_aligned);
+      const RowRun unaligned = check_case<kOp>(out_off, seed);
+      CHECK_FALSE(unaligned.vectors_aligned);
       const std::size_t row_bytes = std::size_t(c.cols) * dtype_size(c.out);
       for (std::int64_t r = 0; r < c.rows; ++r)
         if (std::memcmp(aligned.out_bytes.data() + std::size_t(r) * row_bytes,
-                        general.out_bytes.data() + std::size_t(r) * (row_bytes + dtype_size(c.out)), row_bytes) != 0)
-          FAIL_CHECK("aligned and general paths differ (output rows off) in row " << r);
+                        unaligned.out_bytes.data() + std::size_t(r) * (row_bytes + dtype_size(c.out)), row_bytes) != 0)
+          FAIL_CHECK("aligned and unaligned paths differ (output rows off) in row " << r);
       if constexpr (kOp != RowOp::softmax) {
-        CHECK(aligned.residual_out_bytes == general.residual_out_bytes);
+        CHECK(aligned.residual_out_bytes == unaligned.residual_out_bytes);
         if (!opt.weight) continue;  // param_shift moves the weight and bias only
         RowCase params_off = c;
         params_off.param_shift = 1;
@@ -282,6 +285,71 @@ template <RowOp kOp> void suite_paths_agree() {
   RowCase narrow = shaped_case(DType::f32, DType::bf16, 16, 4096);
   narrow.out_stride = 4100;
   CHECK(check_case<kOp>(narrow).vectors_aligned);
+}
+
+// 16-bit rows off their alignment with parameters in the rows' dtype and vector-aligned take the
+// phased kernels (parameter vectors read as the two aligned words they straddle), with or without
+// the parameters prefetched; the general kernels (reduce::phased_rows() off) give the same bits.
+// Every layout (sub-warp, warps, block, wide; N = 4096 and 16384 misaligned take the spilled
+// vector), rows at every alignment (odd N) or all at one, every option set of the aligned paths'
+// test. With odd N the modulation table's rows sit off 16 bytes (row_case.hpp), so those calls
+// take the general kernels whatever the choice. (The norms' test files declare it: softmax has no
+// parameters, so no phased kernels.)
+template <RowOp kOp> void suite_phased_agree() {
+  static_assert(kOp != RowOp::softmax, "softmax takes no parameters");
+  struct Shape {
+    DType in, out;
+    std::int64_t rows, cols;
+    std::size_t shift;
+    bool in_place;
+  };
+  const Shape shapes[] = {{DType::bf16, DType::bf16, 300, 1537, 1, false}, {DType::bf16, DType::bf16, 37, 1537, 0, true},
+                          {DType::bf16, DType::bf16, 64, 4096, 3, false},  {DType::f16, DType::f16, 37, 5376, 5, false},
+                          {DType::bf16, DType::f32, 16, 16384, 1, false},  {DType::bf16, DType::bf16, 300, 100, 1, true},
+                          {DType::f16, DType::f16, 129, 6, 1, false}};
+  const NormOptionSet option_sets[] = {{"none", false, false, false, false, 0.f},
+                                       {"weight", true, false, false, false, 0.f},
+                                       {"bias", false, true, false, false, 0.f},
+                                       {"weight, bias", true, true, false, false, 0.f},
+                                       {"modulation", false, false, true, false, 0.f},
+                                       {"weight, modulation", true, false, true, false, 0.f},
+                                       {"weight, bias, modulation, a bad index", true, true, true, true, 0.f},
+                                       {"weight offset", true, false, false, false, 1.f}};
+  struct Restore {
+    ~Restore() { reduce::phased_rows() = reduce::PhasedRows::on; }
+  } restore;
+  for (const Shape& sh : shapes)
+    for (const NormOptionSet& opt : option_sets) {
+      if (kOp != RowOp::layer_norm && opt.bias && !opt.modulation) continue;  // "weight" or "none" again
+      RowCase c = shaped_case(sh.in, sh.out, sh.rows, sh.cols);
+      c.in_shift = c.out_shift = sh.shift;
+      c.in_place = sh.in_place;
+      c.exact_params = true;  // the weight and bias end where their allocations do: memcheck sees an over-read
+      c.residual = true;
+      if (opt.weight) c.weight = sh.in;
+      c.param_dtype = sh.in;
+      c.weight_offset = opt.weight_offset;
+      c.stats = true;
+      c.bias = kOp == RowOp::layer_norm && opt.bias;
+      c.modulation = opt.modulation;
+      c.bad_index = opt.bad_index;
+      INFO("N " << sh.cols << " rows " << sh.rows << " shift " << sh.shift << " in place " << sh.in_place << " "
+                << std::string(dtype_name(sh.in)) << "->" << std::string(dtype_name(sh.out))
+                << " options: " << std::string(opt.name));
+      const std::uint64_t seed = fresh_seed();
+      reduce::phased_rows() = reduce::PhasedRows::on;
+      const RowRun phased = check_case<kOp>(c, seed);
+      CHECK_FALSE(phased.vectors_aligned);
+      CHECK(phased.params_aligned == !(opt.modulation && sh.cols % 8 != 0));
+      reduce::phased_rows() = reduce::PhasedRows::prefetch;
+      const RowRun prefetched = check_case<kOp>(c, seed);
+      reduce::phased_rows() = reduce::PhasedRows::off;
+      const RowRun general = check_case<kOp>(c, seed);
+      CHECK_MESSAGE(phased.out_bytes == general.out_bytes, "phased and general kernels differ");
+      CHECK_MESSAGE(prefetched.out_bytes == general.out_bytes, "phased kernels with prefetch and general differ");
+      CHECK(phased.residual_out_bytes == general.residual_out_bytes);
+      CHECK(prefetched.residual_out_bytes == general.residual_out_bytes);
+    }
 }
 
 // Rows split over a cluster at every slice size and vectors a thread the benchmark may ask for

@@ -7,6 +7,8 @@ constexpr RowOp kOp = RowOp::layer_norm;
 
 FUSEKIT_ROW_SUITE("layer_norm", kOp)
 
+GPU_TEST_CASE("layer_norm: phased and general kernels give the same bits") { suite_phased_agree<kOp>(); }
+
 GPU_TEST_CASE("layer_norm: weight, bias, stats, residual") {
   for (DType t : {DType::f32, DType::bf16})
     for (std::int64_t n : {3, 1537, 4097, 8192, 100000}) {

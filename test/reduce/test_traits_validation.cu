@@ -268,6 +268,39 @@ TEST_CASE("validate: the test-free vector path only where every row and paramete
   CHECK_FALSE(aligned(in, out, o));
 }
 
+TEST_CASE("validate: parameters read whole by rows at any alignment (the phased kernels)") {
+  auto params_aligned = [](ConstRows in, Rows out, NormOptions o = {}) {
+    RowParams p;
+    REQUIRE(validate<LayerNormPolicy>(in, out, o, p).ok());
+    return p.params_aligned;
+  };
+  auto* const in_bf16 = reinterpret_cast<const char*>(host_in);
+  auto* const out_bf16 = reinterpret_cast<char*>(host_out);
+  const ConstRows odd{in_bf16 + 2, DType::bf16, 4, 1537, 0};  // rows at every alignment
+  const Rows out{out_bf16 + 6, DType::bf16, 4, 1537, 0};
+  CHECK(params_aligned(odd, out));  // no parameters
+  NormOptions o;
+  o.weight = {in_bf16 + (1 << 20), DType::bf16, 1537};
+  o.bias = {in_bf16 + (1 << 21), DType::bf16, 1537};
+  CHECK(params_aligned(odd, out, o));
+  o.bias.dtype = DType::f32;  // a parameter in another dtype: general
+  CHECK_FALSE(params_aligned(odd, out, o));
+  o.bias = {in_bf16 + (1 << 21) + 2, DType::bf16, 1537};  // off its 16 bytes: general
+  CHECK_FALSE(params_aligned(odd, out, o));
+  o = {};
+  auto* const table = in_bf16 + (1 << 24);
+  const auto* const index = reinterpret_cast<const std::int32_t*>(in_bf16 + (1 << 26));
+  o.modulation = {table, table + 2 * 1544, DType::bf16, 6, 1544, index};
+  CHECK(params_aligned(odd, out, o));
+  o.modulation.stride = 1537;  // table rows 2 bytes apart from 16
+  CHECK_FALSE(params_aligned(odd, out, o));
+  // Aligned calls are params_aligned too; the dispatch takes their test-free kernels first.
+  RowParams p;
+  REQUIRE(validate<LayerNormPolicy>({in_bf16, DType::bf16, 4, 4096, 0}, {out_bf16, DType::bf16, 4, 4096, 0}, {}, p).ok());
+  CHECK(p.vectors_aligned);
+  CHECK(p.params_aligned);
+}
+
 TEST_CASE("validate: each rule gives its own error") {
   const ConstRows in{host_in, DType::bf16, 16, 128, 0};
   const Rows out{host_out, DType::bf16, 16, 128, 0};

@@ -86,8 +86,10 @@ class DeviceBuffer {
   }
 
   DeviceBuffer() = default;
-  explicit DeviceBuffer(std::size_t bytes, std::size_t offset_bytes = 0)
-      : bytes_(bytes), offset_(offset_bytes), guard_(guard_bytes()) {
+  // exact_end: without guard bytes, none of the 16 bytes of slack either, so that memcheck reports
+  // a read even one byte past the buffer (the row kernels' parameter vectors read whole).
+  explicit DeviceBuffer(std::size_t bytes, std::size_t offset_bytes = 0, bool exact_end = false)
+      : bytes_(bytes), offset_(offset_bytes), guard_(guard_bytes()), exact_end_(exact_end) {
     CUDA_CHECK(cudaMalloc(&base_, total()));
     CUDA_CHECK(cudaMemset(base_, kGuardByte, total()));
   }
@@ -99,6 +101,7 @@ class DeviceBuffer {
     std::swap(bytes_, o.bytes_);
     std::swap(offset_, o.offset_);
     std::swap(guard_, o.guard_);
+    std::swap(exact_end_, o.exact_end_);
     return *this;
   }
   ~DeviceBuffer() {
@@ -132,7 +135,7 @@ class DeviceBuffer {
 
  private:
   std::size_t front() const { return guard_ + offset_; }
-  std::size_t back() const { return guard_ > 0 ? guard_ : 16; }  // without guards, 16 bytes of slack as before
+  std::size_t back() const { return guard_ > 0 ? guard_ : exact_end_ ? 0 : 16; }  // without guards, 16 bytes of slack as before
   std::size_t total() const { return front() + bytes_ + back(); }
   void check_guards() const {
     if (guard_ == 0) return;
@@ -144,6 +147,7 @@ class DeviceBuffer {
 
   void* base_ = nullptr;
   std::size_t bytes_ = 0, offset_ = 0, guard_ = 0;
+  bool exact_end_ = false;
 };
 
 // Fresh random numbers per test run; the seed is printed when a check fails.

@@ -58,6 +58,48 @@ template <class T, int N> __device__ __forceinline__ bool is_aligned_for(const T
   return reinterpret_cast<std::uintptr_t>(p) % kWord == 0;
 }
 
+// The 16 bytes that start `offset` bytes (0..15) into the 32 bytes of words[0..8): what a load
+// `offset` bytes past a 16-byte boundary reads, put together from the two aligned words it
+// straddles. The word offset picks the words through a switch (registers cannot be indexed; the
+// offset is the same for every vector of a row, so the branches do not diverge), the byte offset
+// within a word through one funnel shift a word. Two rounds of selects instead (branch-free, 10
+// SEL) took 4 more registers a thread and spilled 4 bytes in three bf16 RMSNorm kernels (ptxas).
+// Host code too: the CPU tests try every offset.
+FUSEKIT_HD void straddled_words(const std::uint32_t (&w)[8], unsigned offset, std::uint32_t (&out)[4]) {
+  const unsigned bits = (offset % 4) * 8;
+  auto take = [&](int first) {  // four fixed trips: unrolled without a pragma (host code too)
+    for (int j = 0; j < 4; ++j)
+      out[j] = std::uint32_t(((std::uint64_t(w[first + j + 1]) << 32) | w[first + j]) >> bits);
+  };
+  switch (offset / 4) {
+    case 0: take(0); break;
+    case 1: take(1); break;
+    case 2: take(2); break;
+    default: take(3); break;
+  }
+}
+
+// The 16 bytes at p, which is aligned to its element but maybe not to 16 bytes, as two aligned
+// 16-byte loads (one when p is aligned) and straddled_words. Precondition: the 32 bytes from p
+// rounded down to 16 lie inside p's allocation (the callers test that against the row's length).
+template <class T, int N> __device__ __forceinline__ void load_straddling(Fragment<T, N>& f, const T* p) {
+  static_assert(N * sizeof(T) == 16, "one 16-byte vector");
+  const unsigned offset = unsigned(reinterpret_cast<std::uintptr_t>(p) % 16);
+  // Stepped back from p, not rebuilt from the integer: nvcc then still knows the pointer global
+  // (from the integer it issued generic LD.E.128, not LDG.E.128).
+  const uint4* base = reinterpret_cast<const uint4*>(reinterpret_cast<const unsigned char*>(p) - offset);
+  const uint4 lo = base[0];
+  if (offset == 0) {
+    __builtin_memcpy(f.v, &lo, 16);
+    return;
+  }
+  const uint4 hi = base[1];
+  const std::uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+  std::uint32_t out[4];
+  straddled_words(w, offset, out);
+  __builtin_memcpy(f.v, out, 16);
+}
+
 // Fragment <-> fp32 registers. 16-bit types convert two elements per instruction where they can.
 // bf16 -> fp32 is exact bit placement: one shift or mask per element, where nvcc's per-element
 // conversion took a byte permute and a multiply (measured in the row kernels' SASS).

@@ -121,10 +121,32 @@ inline Staging staging_for(const RowParams& p, DType in, std::size_t elem, bool 
   return sliced_fits(p.cols, in, residual) ? Staging::slices : Staging::none;
 }
 
+// Process-wide choice for the rows the phased kernels may take (16-bit rows off their alignment,
+// parameters aligned): the general kernels (off), the phased ones (on), or the phased ones with
+// their parameter lines prefetched into L1 with the row (prefetch; a FUSEKIT_ROW_PHASED_HOLDS
+// build ignores it: its kernels load the parameters with the row). For benchmark sweeps and the
+// tests, which compare the ways bit for bit.
+enum class PhasedRows : std::uint8_t { off, on, prefetch };
+inline std::atomic<PhasedRows>& phased_rows() {
+  static std::atomic<PhasedRows> choice{PhasedRows::on};
+  return choice;
+}
+
+// The register kernel for the call's alignment. The phased kernels exist for 16-bit rows with an
+// epilogue only (the rows whose aligned kernels hold their parameters: RowAgent::kHoldsParams).
 template <class Policy, class TIn, class TOut, RowShape kShape>
 Status launch_row_kernel(const RowParams& p, const RowConfig& cfg, const LaunchShape& shape, cudaStream_t stream) {
-  if (p.vectors_aligned) return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, true>, shape, stream, p, cfg.vectors);
-  return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, false>, shape, stream, p, cfg.vectors);
+  if (p.vectors_aligned)
+    return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, RowAlignment::aligned>, shape, stream, p, cfg.vectors);
+  if constexpr (sizeof(TIn) == 2 && kHasEpilogue<Policy>) {
+    const PhasedRows phased = phased_rows().load();
+    if (p.params_aligned && phased != PhasedRows::off) {
+      RowParams q = p;
+      q.prefetch_params = phased == PhasedRows::prefetch;
+      return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, RowAlignment::phased>, shape, stream, q, cfg.vectors);
+    }
+  }
+  return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, RowAlignment::general>, shape, stream, p, cfg.vectors);
 }
 
 template <class Policy, class TIn, class TOut>

@@ -49,21 +49,25 @@ inline bool rows_start_aligned(const void* data, std::int64_t stride, DType t, i
   return reinterpret_cast<std::uintptr_t>(data) % bytes == 0 && stride * std::int64_t(dtype_size(t)) % bytes == 0;
 }
 
+// RowParams::params_aligned for validated parameters.
+inline bool params_vectors_aligned(const RowParams& p, DType in) {
+  auto param = [in](const void* data, DType t) {
+    return data == nullptr || (t == in && reinterpret_cast<std::uintptr_t>(data) % 16 == 0);
+  };
+  return param(p.weight, p.weight_dtype) && param(p.bias, p.bias_dtype) &&
+         (p.mod_index == nullptr ||
+          (p.mod_dtype == in && rows_start_aligned(p.mod_scale, p.mod_stride, in, 16) &&
+           rows_start_aligned(p.mod_shift, p.mod_stride, in, 16)));
+}
+
 // RowParams::vectors_aligned for validated parameters.
 inline bool all_vectors_aligned(const RowParams& p, DType in, DType out) {
   const int vec = elements_per_vector(in);
   const int out_bytes = vec * int(dtype_size(out)) < 16 ? vec * int(dtype_size(out)) : 16;
-  auto param = [in](const void* data, DType t) {
-    return data == nullptr || (t == in && reinterpret_cast<std::uintptr_t>(data) % 16 == 0);
-  };
   return p.cols % vec == 0 && rows_start_aligned(p.in, p.in_stride, in, 16) &&
          rows_start_aligned(p.out, p.out_stride, out, out_bytes) &&
          rows_start_aligned(p.residual, p.residual_stride, in, 16) &&
-         rows_start_aligned(p.residual_out, p.residual_out_stride, in, 16) && param(p.weight, p.weight_dtype) &&
-         param(p.bias, p.bias_dtype) &&
-         (p.mod_index == nullptr ||
-          (p.mod_dtype == in && rows_start_aligned(p.mod_scale, p.mod_stride, in, 16) &&
-           rows_start_aligned(p.mod_shift, p.mod_stride, in, 16)));
+         rows_start_aligned(p.residual_out, p.residual_out_stride, in, 16) && params_vectors_aligned(p, in);
 }
 
 inline Status check_apart(const char* op, const char* write_name, const ConstRows& write, const char* read_name,
@@ -197,6 +201,7 @@ Status validate(const ConstRows& in, const Rows& out, const NormOptions& o, RowP
   p.cols = static_cast<std::int32_t>(in.cols);
   p.inv_cols = 1.f / static_cast<float>(in.cols > 0 ? in.cols : 1);
   p.eps = o.eps;
+  p.params_aligned = params_vectors_aligned(p, in.dtype);
   p.vectors_aligned = all_vectors_aligned(p, in.dtype, out.dtype);
   return {};
 }

@@ -23,10 +23,15 @@
 
 namespace fusekit::reduce {
 
-// kAligned: the call's rows and parameters are all vector-aligned (RowParams::vectors_aligned), so
-// every vector is one aligned access with no tests; same arithmetic, same bits.
-template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned = false> class RowAgent {
+// kAlign (RowAlignment): aligned, the call's rows and parameters are all vector-aligned
+// (RowParams::vectors_aligned), so every vector is one aligned access with no tests; phased, the
+// rows may sit at any alignment but the parameters are in TIn and vector-aligned
+// (RowParams::params_aligned), so each parameter vector is read whole (load_straddling) and the
+// write loops are the aligned kernels'; general, anything. Same arithmetic, same bits for a row at the same alignment.
+template <class Policy, class TIn, class TOut, RowShape kShape, RowAlignment kAlign = RowAlignment::general>
+class RowAgent {
  public:
+  static constexpr bool kAligned = kAlign == RowAlignment::aligned;
   static constexpr int kVec = 16 / int(sizeof(TIn));
   static constexpr int kChunks = chunks_of(kShape);
   // Outside clusters the layout covers an aligned row exactly (tile_traits.hpp); a misaligned row
@@ -34,13 +39,20 @@ template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned = 
   // shared memory. As a register slot that every thread carries it cost RMSNorm's 5462 x 1537 rows
   // 10% (bf16) and 8% (f32) (RESULTS.md, nineteenth session).
   static constexpr bool kSpills = !kAligned && kShape != RowShape::cluster;
-  // Aligned calls of 16-bit rows hold the weight and bias vectors from the row's loads to its
-  // stores: 1.1-1.2x on the bf16 mid rows (RESULTS.md, nineteenth session). Not f32 rows (held,
-  // f32 LayerNorm ran 0.89x-1.09x of not held over N = 4096-8192: half the elements a byte, the
-  // registers cost about what the loads save), not the modulation's (its table rows differ per
+  // Aligned and phased calls of 16-bit rows hold the weight and bias vectors from the row's loads
+  // to its stores: 1.1-1.2x on the bf16 mid rows (RESULTS.md, nineteenth session). Not f32 rows
+  // (held, f32 LayerNorm ran 0.89x-1.09x of not held over N = 4096-8192: half the elements a byte,
+  // the registers cost about what the loads save), not the modulation's (its table rows differ per
   // row: held too, the 4096-token H3 norm lost 10%), and not in clusters (16 vectors a thread).
-  static constexpr bool kHoldsParams =
-      kAligned && kHasEpilogue<Policy> && kShape != RowShape::cluster && sizeof(TIn) == 2;
+  // Phased kernels hold them only where FUSEKIT_ROW_PHASED_HOLDS is set: held, bf16 LayerNorm took
+  // 78 registers a thread at 2 vectors a thread and 122 at 4, against 48 and 61 (ptxas; not yet run).
+#ifdef FUSEKIT_ROW_PHASED_HOLDS
+  static constexpr bool kPhasedHolds = true;
+#else
+  static constexpr bool kPhasedHolds = false;
+#endif
+  static constexpr bool kHoldsParams = (kAligned || (kAlign == RowAlignment::phased && kPhasedHolds)) &&
+                                       kHasEpilogue<Policy> && kShape != RowShape::cluster && sizeof(TIn) == 2;
   // Partial vectors out of line in the cluster kernel only (row_epilogue.cuh says why).
   static constexpr bool kOutline = kShape == RowShape::cluster;
 
@@ -66,8 +78,10 @@ template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned = 
     if constexpr (kSpills) spills_ = active_ && first + kChunks * int(blockDim.x) < cta_end;  // thread 0 at most
   }
 
-  // The statistics pass and the write pass; the policy decides what is reduced.
-  __device__ void run() {
+  // The statistics pass and the write pass; the policy decides what is reduced. run() and store()
+  // are forced inline: nvcc left the phased LayerNorm kernels' store() (4 and 8 vectors a thread)
+  // out of line, the agent and its row on a 416-544 byte stack (ptxas).
+  __device__ __forceinline__ void run() {
     load();
     allow_next_grid();  // the row is in registers: the next kernel may be scheduled
     const typename Policy::Stats stats = Policy::statistics(*this, p_);
@@ -114,13 +128,21 @@ template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned = 
     for (int c = 0; c < kChunks; ++c)
       if (live(c)) read(x_[c], in_row, c);
     if constexpr (kHasEpilogue<Policy>) table_index_ = RowEpilogue::table_index(p_, row_);
+    if constexpr (kAlign == RowAlignment::phased && !kHoldsParams) {
+      if (p_.prefetch_params) {
+        const RowEpilogue epilogue(p_, table_index_);
+#pragma unroll
+        for (int c = 0; c < kChunks; ++c)
+          if (live(c)) epilogue.prefetch(::max(col(c), 0));  // the head vector's line: the parameters' start
+      }
+    }
     if (p_.residual) add_residual_row();
     if constexpr (kSpills)
       if (spills_) spill() = summed_vector(in_row, kChunks);
     // After the residual's add: with the residual's vectors in flight as well, 8-vector rows
     // took 28 more registers a thread, residual or not.
     if constexpr (kHoldsParams) {
-      // vectors_aligned: the parameters are in TIn and vector-aligned. Measured both ways (RESULTS.md,
+      // params_aligned: the parameters are in TIn and vector-aligned. Measured both ways (RESULTS.md,
       // twenty-first and twenty-second sessions): weight and bias in a loop each, inside its one
       // test, ran bf16 LayerNorm 1-13% faster than one loop testing both per vector, and that
       // one loop ran bf16 RMSNorm (the weight alone) 4-13% faster than its loop in a test.
@@ -131,7 +153,7 @@ template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned = 
 #pragma unroll
         for (int c = 0; c < kChunks; ++c) {
           if (!live(c)) continue;
-          if (p_.weight) load_aligned(params_.weight[c], static_cast<const TIn*>(p_.weight) + col(c));
+          if (p_.weight) read_param(params_.weight[c], p_.weight, c);
         }
       }
     }
@@ -141,7 +163,11 @@ template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned = 
   __device__ void load_params(Fragment<TIn, kVec> (&held)[kChunks], const void* param) {
 #pragma unroll
     for (int c = 0; c < kChunks; ++c)
-      if (live(c)) load_aligned(held[c], static_cast<const TIn*>(param) + col(c));
+      if (live(c)) read_param(held[c], param, c);
+  }
+  __device__ void read_param(Fragment<TIn, kVec>& f, const void* param, int c) const {
+    if constexpr (kAligned) load_aligned(f, static_cast<const TIn*>(param) + col(c));
+    else read_param_vector(f, static_cast<const TIn*>(param), col(c), p_.cols);
   }
 
   __device__ void add_residual_row() {
@@ -199,13 +225,13 @@ template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned = 
     }
   }
 
-  __device__ void store(const typename Policy::Stats& stats) {
+  __device__ __forceinline__ void store(const typename Policy::Stats& stats) {
     if (!active_) return;
     using namespace epilogue_steps;
-    // The general kernels make the epilogue before anything is written, the aligned ones on the
-    // path that takes it: the other way round cost the general bf16 RMSNorm a spill and the
-    // aligned kernels up to 8 registers a thread.
-    if constexpr (!kAligned) {
+    // The general kernels make the epilogue before anything is written, the aligned and phased
+    // ones on the path that takes it: the other way round cost the general bf16 RMSNorm a spill
+    // and the aligned kernels up to 8 registers a thread.
+    if constexpr (kAlign == RowAlignment::general) {
       const RowEpilogue epilogue(p_, table_index_);
       write_stats_and_sum(stats);
       write_normalized_row<kTested>(stats, epilogue);
@@ -252,25 +278,25 @@ template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned = 
     TOut* out_row = static_cast<TOut*>(p_.out) + row_ * p_.out_stride;
 #pragma unroll
     for (int c = 0; c < kChunks; ++c)
-      if (live(c)) write_normalized<kSteps>(out_row, x_[c], c, stats, epilogue);
-    if constexpr (kSpills)
-      if (spills_) write_normalized<kSteps>(out_row, spill(), kChunks, stats, epilogue);
+      if (live(c)) write_normalized<kSteps, kHoldsParams>(out_row, x_[c], c, stats, epilogue);
+    if constexpr (kSpills)  // no held parameters: the spilled vector's are read here
+      if (spills_) write_normalized<kSteps, false>(out_row, spill(), kChunks, stats, epilogue);
   }
 
-  template <unsigned kSteps>
+  template <unsigned kSteps, bool kHeld>
   __device__ void write_normalized(TOut* out_row, const Fragment<TIn, kVec>& x, int c,
                                    const typename Policy::Stats& stats, const RowEpilogue& epilogue) const {
     float y[kVec];
     to_floats(y, x);
 #pragma unroll
     for (int e = 0; e < kVec; ++e) y[e] = Policy::normalize(y[e], stats);
-    if constexpr (kHoldsParams) {
+    if constexpr (kHeld) {
       float w[kVec], b[kVec];
       to_floats(w, params_.weight[c]);
       if constexpr (Policy::kTakesBias) to_floats(b, params_.bias[c]);
-      epilogue.apply<kOutline, kAligned, TIn, kSteps, Policy::kTakesBias>(y, w, b, col(c));
+      epilogue.apply<kOutline, kAlign, TIn, kSteps, Policy::kTakesBias>(y, w, b, col(c));
     } else if constexpr (kHasEpilogue<Policy>) {
-      epilogue.apply<kOutline, kAligned, TIn, kSteps, Policy::kTakesBias>(y, col(c));
+      epilogue.apply<kOutline, kAlign, TIn, kSteps, Policy::kTakesBias>(y, col(c));
     }
     Fragment<TOut, kVec> o;
     from_floats(o, y);

@@ -98,6 +98,18 @@ __device__ __forceinline__ void write_row_vector(T* row, const Fragment<T, N>& f
   }
 }
 
+// Elements [col, col + N) of a parameter vector in the row's dtype that starts on a 16-byte boundary
+// and holds `cols` elements (RowParams::params_aligned), for a row at any alignment: its whole
+// vectors then meet the parameter `col` mod N elements past a boundary, and read the two aligned
+// words they straddle (one where col is a multiple of N). Element by element (zeros outside the
+// row) where a vector is partial or its second word would pass the parameter's end.
+template <class T, int N>
+__device__ __forceinline__ void read_param_vector(Fragment<T, N>& f, const T* param, int col, int cols) {
+  const int lead = col % N;  // col >= 0 in the test below, where this is used
+  if (col >= 0 && col - lead + (lead == 0 ? N : 2 * N) <= cols) load_straddling(f, param + col);
+  else read_elements(f, param + col, col, cols);
+}
+
 // Whether a policy's rows go through the epilogue: one without weight and bias takes no
 // modulation either (options.hpp), so its kernels (softmax) compile no epilogue code at all.
 template <class Policy> inline constexpr bool kHasEpilogue = Policy::kTakesWeight || Policy::kTakesBias;
@@ -147,10 +159,11 @@ class RowEpilogue {
   // other cases are out of line when kOutline (the cluster and staged kernels, whose unrolled code
   // they made several times larger), else inline (the 2-8 vector kernels, where a call costs
   // registers and a CTA per SM). Same values either way.
-  // kAligned: every parameter is in TRow and vector-aligned (RowParams::vectors_aligned): no tests.
+  // kAlign: aligned, every parameter is in TRow and vector-aligned (RowParams::vectors_aligned): no
+  // tests; phased, the same parameters met at any column (read_param_vector); general, anything.
   // kBiased: whether the policy takes a bias (RMSNorm's kernels then compile no bias code: its
   // tested loop took 8 more registers a thread).
-  template <bool kOutline, bool kAligned, class TRow, unsigned kSteps = epilogue_steps::kTested, bool kBiased = true, int N>
+  template <bool kOutline, RowAlignment kAlign, class TRow, unsigned kSteps = epilogue_steps::kTested, bool kBiased = true, int N>
   __device__ void apply(float (&y)[N], int col) const {
     using namespace epilogue_steps;
     const bool weighted = takes<kSteps, kWeight>(p_.weight), biased = kBiased && takes<kSteps, kBias>(p_.bias);
@@ -158,27 +171,27 @@ class RowEpilogue {
     // only the weight and bias together held at once.
     if (weighted && biased) {
       float w[N], b[N];
-      read<kOutline, kAligned, TRow>(w, p_.weight, p_.weight_dtype, col);
-      read<kOutline, kAligned, TRow>(b, p_.bias, p_.bias_dtype, col);
+      read<kOutline, kAlign, TRow>(w, p_.weight, p_.weight_dtype, col);
+      read<kOutline, kAlign, TRow>(b, p_.bias, p_.bias_dtype, col);
       affine<kSteps, kBiased>(y, w, b, true, true);
     } else if (weighted) {
       float w[N];
-      read<kOutline, kAligned, TRow>(w, p_.weight, p_.weight_dtype, col);
+      read<kOutline, kAlign, TRow>(w, p_.weight, p_.weight_dtype, col);
       affine<kSteps, kBiased>(y, w, w, true, false);
     } else if (biased) {
       float b[N];
-      read<kOutline, kAligned, TRow>(b, p_.bias, p_.bias_dtype, col);
+      read<kOutline, kAlign, TRow>(b, p_.bias, p_.bias_dtype, col);
       affine<kSteps, kBiased>(y, b, b, false, true);
     }
-    modulate<kOutline, kAligned, TRow, kSteps>(y, col);
+    modulate<kOutline, kAlign, TRow, kSteps>(y, col);
   }
 
   // The same with the weight and bias vectors already loaded (used where given, else ignored).
-  template <bool kOutline, bool kAligned, class TRow, unsigned kSteps = epilogue_steps::kTested, bool kBiased = true, int N>
+  template <bool kOutline, RowAlignment kAlign, class TRow, unsigned kSteps = epilogue_steps::kTested, bool kBiased = true, int N>
   __device__ void apply(float (&y)[N], const float (&w)[N], const float (&b)[N], int col) const {
     using namespace epilogue_steps;
     affine<kSteps, kBiased>(y, w, b, takes<kSteps, kWeight>(p_.weight), kBiased && takes<kSteps, kBias>(p_.bias));
-    modulate<kOutline, kAligned, TRow, kSteps>(y, col);
+    modulate<kOutline, kAlign, TRow, kSteps>(y, col);
   }
 
   // The parameter lines of the vector starting at column `col` (inside the row) into L1, so that
@@ -202,10 +215,17 @@ class RowEpilogue {
     else return (kSteps & kStep) != 0;
   }
 
-  template <bool kOutline, bool kAligned, class TRow, int N>
+  template <bool kOutline, RowAlignment kAlign, class TRow, int N>
   __device__ void read(float (&out)[N], const void* base, DType t, int col) const {
-    if constexpr (kAligned) load_aligned_as_floats(out, static_cast<const TRow*>(base) + col);
-    else load_param<TRow, kOutline>(out, base, t, col, p_.cols);
+    if constexpr (kAlign == RowAlignment::aligned) {
+      load_aligned_as_floats(out, static_cast<const TRow*>(base) + col);
+    } else if constexpr (kAlign == RowAlignment::phased) {
+      Fragment<TRow, N> f;
+      read_param_vector(f, static_cast<const TRow*>(base), col, p_.cols);
+      to_floats(out, f);
+    } else {
+      load_param<TRow, kOutline>(out, base, t, col, p_.cols);
+    }
   }
 
   // y * (w + offset) + b, rounded once: the weight alone is y * w + -0 (exactly y * w), the bias
@@ -242,13 +262,13 @@ class RowEpilogue {
   }
   // The NaN of a bad table index (scale_ left null) is set inside the modulation's branch: tested
   // outside it, it cost every element of every call a select.
-  template <bool kOutline, bool kAligned, class TRow, unsigned kSteps, int N>
+  template <bool kOutline, RowAlignment kAlign, class TRow, unsigned kSteps, int N>
   __device__ __forceinline__ void modulate(float (&y)[N], int col) const {
     if (!takes<kSteps, epilogue_steps::kModulation>(p_.mod_index)) return;
     if (kSteps != epilogue_steps::kTested || scale_) {  // fixed steps have a table row
       float s[N], h[N];
-      read<kOutline, kAligned, TRow>(s, scale_, p_.mod_dtype, col);
-      read<kOutline, kAligned, TRow>(h, shift_, p_.mod_dtype, col);
+      read<kOutline, kAlign, TRow>(s, scale_, p_.mod_dtype, col);
+      read<kOutline, kAlign, TRow>(h, shift_, p_.mod_dtype, col);
 #pragma unroll
       for (int e = 0; e < N; ++e) y[e] = __fmaf_rn(y[e], __fadd_rn(1.f, s[e]), h[e]);
     } else {

@@ -7,16 +7,16 @@
 
 namespace fusekit::reduce {
 
-// Rows per CTA = blockDim.y; threads per row = blockDim.x. kAligned (RowParams::vectors_aligned)
-// is a kernel of its own: inside one kernel the unaligned agent's registers set the aligned one's
-// occupancy too (60 registers a thread against 32; RESULTS.md, nineteenth session).
-template <class Policy, class TIn, class TOut, RowShape kShape, bool kAligned>
+// Rows per CTA = blockDim.y; threads per row = blockDim.x. Each RowAlignment is a kernel of its
+// own: inside one kernel the general agent's registers set the aligned one's occupancy too (60
+// registers a thread against 32; RESULTS.md, nineteenth session).
+template <class Policy, class TIn, class TOut, RowShape kShape, RowAlignment kAlign>
 __global__ void __launch_bounds__(max_threads_of(kShape)) row_kernel(const RowParams p, int vectors_per_row) {
   static_assert(kShape != RowShape::cluster);
   __shared__ ReducerStorage storage;
   wait_for_prior_grid();  // launched with PDL: no global access before the previous grid is done
   const std::int64_t row = std::int64_t(blockIdx.x) * blockDim.y + threadIdx.y;
-  RowAgent<Policy, TIn, TOut, kShape, kAligned>(p, storage, row, 0, vectors_per_row).run();
+  RowAgent<Policy, TIn, TOut, kShape, kAlign>(p, storage, row, 0, vectors_per_row).run();
 }
 
 // One row per cluster of gridDim.x / rows CTAs; each CTA holds vectors_per_cta vectors of it.
@@ -32,8 +32,10 @@ __global__ void __launch_bounds__(max_threads_of(RowShape::cluster), 1)
   const unsigned rank = cluster.block_rank();
   const std::int64_t row = blockIdx.x / cluster.num_blocks();
   // Per call, as in row_kernel: every CTA of a cluster meets the reducer's exchanges on one path.
-  if (p.vectors_aligned) RowAgent<Policy, TIn, TOut, RowShape::cluster, true>(p, storage, row, int(rank), vectors_per_cta).run();
-  else RowAgent<Policy, TIn, TOut, RowShape::cluster, false>(p, storage, row, int(rank), vectors_per_cta).run();
+  using Aligned = RowAgent<Policy, TIn, TOut, RowShape::cluster, RowAlignment::aligned>;
+  using General = RowAgent<Policy, TIn, TOut, RowShape::cluster, RowAlignment::general>;
+  if (p.vectors_aligned) Aligned(p, storage, row, int(rank), vectors_per_cta).run();
+  else General(p, storage, row, int(rank), vectors_per_cta).run();
 #endif
 }
 

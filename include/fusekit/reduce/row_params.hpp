@@ -44,6 +44,20 @@ struct RowParams {
   // is a whole number of vectors: the register kernels then skip every per-vector test (1.04-1.38x
   // on such rows: benchmark/RESULTS.md, step 9). Set by validate().
   bool vectors_aligned = false;
+  // The weight, the bias and the modulation table's rows are in the input dtype and vector-aligned,
+  // whatever the rows are (vectors_aligned implies it): a misaligned row meets each parameter vector
+  // straddling two aligned words, and reads both (RowAlignment::phased). Set by validate().
+  bool params_aligned = false;
+  // The phased kernels ask for their parameter lines in L1 with the row, so that the write pass
+  // waits on L1 (phased_rows(), dispatch.cuh). Set by the dispatch.
+  bool prefetch_params = false;
+};
+
+// The register kernels' variants, by how a call's vectors sit (row_kernel.cuh, dispatch.cuh).
+enum class RowAlignment : std::uint8_t {
+  general,  // anything: each vector tested; parameters of any dtype or alignment, element by element where off
+  phased,   // rows at any alignment, params_aligned: each parameter vector read whole (16-bit rows only)
+  aligned,  // vectors_aligned: every vector one aligned access, no tests
 };
 
 }  // namespace fusekit::reduce

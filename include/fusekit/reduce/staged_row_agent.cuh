@@ -182,7 +182,7 @@ template <class Policy, class TIn, class TOut, bool kSliced = false> class Stage
       to_floats(y, x);
 #pragma unroll
       for (int e = 0; e < kVec; ++e) y[e] = Policy::normalize(y[e], stats);
-      if constexpr (kHasEpilogue<Policy>) epilogue.apply<true, false, TIn, epilogue_steps::kTested, Policy::kTakesBias>(y, col);
+      if constexpr (kHasEpilogue<Policy>) epilogue.apply<true, RowAlignment::general, TIn, epilogue_steps::kTested, Policy::kTakesBias>(y, col);
       Fragment<TOut, kVec> o;
       from_floats(o, y);
       if (whole && out_aligned) store_aligned(out_row + col, o);
