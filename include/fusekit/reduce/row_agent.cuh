@@ -44,8 +44,9 @@ class RowAgent {
   // (held, f32 LayerNorm ran 0.89x-1.09x of not held over N = 4096-8192: half the elements a byte,
   // the registers cost about what the loads save), not the modulation's (its table rows differ per
   // row: held too, the 4096-token H3 norm lost 10%), and not in clusters (16 vectors a thread).
-  // Phased kernels hold them only where FUSEKIT_ROW_PHASED_HOLDS is set: held, bf16 LayerNorm took
-  // 78 registers a thread at 2 vectors a thread and 122 at 4, against 48 and 61 (ptxas; not yet run).
+  // Phased kernels hold them only where FUSEKIT_ROW_PHASED_HOLDS is set (a sweep knob): held, bf16
+  // LayerNorm took 78 registers a thread at 2 vectors a thread against 48, and the N = 1537 rows ran
+  // 0.75-0.99x of not held (H100, RESULTS.md, thirty-fourth session).
 #ifdef FUSEKIT_ROW_PHASED_HOLDS
   static constexpr bool kPhasedHolds = true;
 #else
