@@ -217,6 +217,24 @@ struct NormOptionSet {
   float weight_offset;
 };
 
+// Whether an option set only repeats another for this op: RMSNorm takes no bias, so without the
+// modulation "bias" is "none" and "weight, bias" is "weight".
+template <RowOp kOp> bool repeats_another(const NormOptionSet& opt) {
+  return kOp != RowOp::layer_norm && opt.bias && !opt.modulation;
+}
+
+// c with a residual, the stats and the options of `opt`, the parameters and table in dtype t.
+template <RowOp kOp> void apply_norm_options(RowCase& c, const NormOptionSet& opt, DType t) {
+  c.residual = true;
+  if (opt.weight) c.weight = t;
+  c.param_dtype = t;
+  c.weight_offset = opt.weight_offset;
+  c.stats = true;
+  c.bias = kOp == RowOp::layer_norm && opt.bias;
+  c.modulation = opt.modulation;
+  c.bad_index = opt.bad_index;  // row 1: NaN on every path
+}
+
 // The register kernels' test-free path (every row and parameter vector-aligned: RowParams::
 // vectors_aligned) and their general path give the same bits: the same rows, once aligned, once
 // with output rows off their alignment (a stride of cols + 1; 16-bit rows then take the phased
@@ -244,18 +262,10 @@ template <RowOp kOp> void suite_paths_agree() {
   for (const Shape& sh : shapes)
     for (const NormOptionSet& opt : option_sets) {
       if (kOp == RowOp::softmax && (opt.weight || opt.modulation)) continue;  // softmax takes no options
-      if (kOp != RowOp::layer_norm && opt.bias && !opt.modulation) continue;  // "weight" again
+      if (repeats_another<kOp>(opt)) continue;
       RowCase c = shaped_case(sh.in, sh.out, sh.rows, sh.cols);
-      if constexpr (kOp != RowOp::softmax) {
-        c.residual = true;
-        if (opt.weight) c.weight = sh.in;
-        c.param_dtype = sh.in;  // the table in the rows' dtype, as the aligned path needs
-        c.weight_offset = opt.weight_offset;
-        c.stats = true;
-        c.bias = kOp == RowOp::layer_norm && opt.bias;
-        c.modulation = opt.modulation;
-        c.bad_index = opt.bad_index;  // row 1: NaN on both paths
-      }
+      // The parameters and table in the rows' dtype, as the aligned path needs.
+      if constexpr (kOp != RowOp::softmax) apply_norm_options<kOp>(c, opt, sh.in);
       INFO("N " << sh.cols << " rows " << sh.rows << " " << std::string(dtype_name(sh.in)) << "->"
                 << std::string(dtype_name(sh.out)) << " options: " << std::string(opt.name));
       const std::uint64_t seed = fresh_seed();
@@ -320,19 +330,12 @@ template <RowOp kOp> void suite_phased_agree() {
   } restore;
   for (const Shape& sh : shapes)
     for (const NormOptionSet& opt : option_sets) {
-      if (kOp != RowOp::layer_norm && opt.bias && !opt.modulation) continue;  // "weight" or "none" again
+      if (repeats_another<kOp>(opt)) continue;
       RowCase c = shaped_case(sh.in, sh.out, sh.rows, sh.cols);
       c.in_shift = c.out_shift = sh.shift;
       c.in_place = sh.in_place;
       c.exact_params = true;  // the weight and bias end where their allocations do: memcheck sees an over-read
-      c.residual = true;
-      if (opt.weight) c.weight = sh.in;
-      c.param_dtype = sh.in;
-      c.weight_offset = opt.weight_offset;
-      c.stats = true;
-      c.bias = kOp == RowOp::layer_norm && opt.bias;
-      c.modulation = opt.modulation;
-      c.bad_index = opt.bad_index;
+      apply_norm_options<kOp>(c, opt, sh.in);
       INFO("N " << sh.cols << " rows " << sh.rows << " shift " << sh.shift << " in place " << sh.in_place << " "
                 << std::string(dtype_name(sh.in)) << "->" << std::string(dtype_name(sh.out))
                 << " options: " << std::string(opt.name));

@@ -60,14 +60,15 @@ inline bool params_vectors_aligned(const RowParams& p, DType in) {
            rows_start_aligned(p.mod_shift, p.mod_stride, in, 16)));
 }
 
-// RowParams::vectors_aligned for validated parameters.
-inline bool all_vectors_aligned(const RowParams& p, DType in, DType out) {
+// The rows' half of RowParams::vectors_aligned (the other is params_aligned): N a whole number of
+// vectors, every row start and row stride vector-aligned.
+inline bool rows_vectors_aligned(const RowParams& p, DType in, DType out) {
   const int vec = elements_per_vector(in);
   const int out_bytes = vec * int(dtype_size(out)) < 16 ? vec * int(dtype_size(out)) : 16;
   return p.cols % vec == 0 && rows_start_aligned(p.in, p.in_stride, in, 16) &&
          rows_start_aligned(p.out, p.out_stride, out, out_bytes) &&
          rows_start_aligned(p.residual, p.residual_stride, in, 16) &&
-         rows_start_aligned(p.residual_out, p.residual_out_stride, in, 16) && params_vectors_aligned(p, in);
+         rows_start_aligned(p.residual_out, p.residual_out_stride, in, 16);
 }
 
 inline Status check_apart(const char* op, const char* write_name, const ConstRows& write, const char* read_name,
@@ -202,7 +203,7 @@ Status validate(const ConstRows& in, const Rows& out, const NormOptions& o, RowP
   p.inv_cols = 1.f / static_cast<float>(in.cols > 0 ? in.cols : 1);
   p.eps = o.eps;
   p.params_aligned = params_vectors_aligned(p, in.dtype);
-  p.vectors_aligned = all_vectors_aligned(p, in.dtype, out.dtype);
+  p.vectors_aligned = p.params_aligned && rows_vectors_aligned(p, in.dtype, out.dtype);
   return {};
 }
 
