@@ -221,6 +221,12 @@ inline void apply_phased_override() {
                    {{"off", PhasedRows::off}, {"on", PhasedRows::on}, {"prefetch", PhasedRows::prefetch}});
 }
 
+// FUSEKIT_ROW_VPT=2|4|8: vectors a thread of the register kernels' one-CTA rows
+// (reduce::row_vectors_per_thread()). Unset, the library's layout.
+inline void apply_row_layout_override() {
+  apply_env_choice("FUSEKIT_ROW_VPT", reduce::row_vectors_per_thread(), {{"2", 2}, {"4", 4}, {"8", 8}});
+}
+
 // The default suites for one dtype: the seed audit's shapes in all four modes, and a bandwidth
 // sweep (>= 8M elements, N from 1024 to 262144) in GPU throughput mode.
 template <class T> void register_row_suites() {
@@ -228,6 +234,7 @@ template <class T> void register_row_suites() {
   apply_cluster_overlap_override();
   apply_slice_override();
   apply_phased_override();
+  apply_row_layout_override();
   const std::vector<Mode> all(std::begin(kAllModes), std::end(kAllModes));
   const std::vector<Mode> throughput{Mode::gpu_throughput};
   const RowShapeSpec seed_shapes[] = {{37, 1537}, {256, 3072}, {768, 6144}, {1024, 4096}};

@@ -7,26 +7,48 @@
 using namespace fusekit;
 using namespace fusekit::reduce;
 
+// The aligned agent's slots hold an aligned row; with the general agent's spilled vector (clusters:
+// none, they are sized on the span) they hold the row at its worst misalignment.
+static void require_row_fits(const RowConfig& c, std::int64_t n, DType t) {
+  const int vec = elements_per_vector(t);
+  const std::int64_t slots = std::int64_t(c.cluster) * c.threads_per_row * c.chunks();
+  REQUIRE(slots * vec >= n);
+  REQUIRE((slots + (c.shape == RowShape::cluster ? 0 : 1)) * vec >= n + vec - 1);
+  REQUIRE(c.threads_per_row >= 4);
+  REQUIRE(c.threads_per_row <= max_threads_of(c.shape));
+  if (c.threads_per_row < 32) REQUIRE((c.threads_per_row & (c.threads_per_row - 1)) == 0);
+  else REQUIRE(c.threads_per_row % 32 == 0);
+  REQUIRE((c.shape == RowShape::cluster) == (c.cluster > 1));
+  REQUIRE(c.cluster <= kMaxCluster);
+  REQUIRE(c.vectors == select_row_config(n, t).vectors);
+}
+
 TEST_CASE("select_row_config: every row fits, thread counts are launchable") {
   for (DType t : {DType::f32, DType::f16, DType::bf16}) {
-    const int vec = elements_per_vector(t);
     for (std::int64_t n = 1; n <= max_cols(t); n = n < 4096 ? n + 1 : n + n / 7 + 1) {
-      const RowConfig c = select_row_config(n, t);
       INFO("dtype " << dtype_name(t) << " N " << n);
-      // The aligned agent's slots hold an aligned row; with the general agent's spilled vector
-      // (clusters: none, they are sized on the span) they hold the row at its worst misalignment.
-      const std::int64_t slots = std::int64_t(c.cluster) * c.threads_per_row * c.chunks();
-      REQUIRE(slots * vec >= n);
-      REQUIRE((slots + (c.shape == RowShape::cluster ? 0 : 1)) * vec >= n + vec - 1);
-      REQUIRE(c.threads_per_row >= 4);
-      REQUIRE(c.threads_per_row <= max_threads_of(c.shape));
-      if (c.threads_per_row < 32) REQUIRE((c.threads_per_row & (c.threads_per_row - 1)) == 0);
-      else REQUIRE(c.threads_per_row % 32 == 0);
-      REQUIRE((c.shape == RowShape::cluster) == (c.cluster > 1));
-      REQUIRE(c.cluster <= kMaxCluster);
+      require_row_fits(select_row_config(n, t), n, t);
     }
     CHECK(select_row_config(max_cols(t), t).cluster == kMaxCluster);
   }
+}
+
+TEST_CASE("row_config_with_chunks: the sweep's layouts fit too, and keep the default where they cannot") {
+  for (DType t : {DType::f32, DType::bf16})
+    for (int chunks : {2, 4, 8})
+      for (std::int64_t n = 1; n <= 20000; n = n < 2048 ? n + 1 : n + n / 7 + 1) {
+        INFO("dtype " << dtype_name(t) << " N " << n << " chunks " << chunks);
+        const RowConfig c = row_config_with_chunks(n, t, chunks);
+        require_row_fits(c, n, t);
+        if (c.shape != select_row_config(n, t).shape || c.threads_per_row != select_row_config(n, t).threads_per_row)
+          REQUIRE(c.chunks() == chunks);
+      }
+  const RowConfig four = row_config_with_chunks(1537, DType::bf16, 4);
+  CHECK((four.shape == RowShape::block && four.threads_per_row == 64));
+  const RowConfig eight = row_config_with_chunks(1537, DType::bf16, 8);
+  CHECK((eight.shape == RowShape::wide && eight.threads_per_row == 32));
+  CHECK(row_config_with_chunks(8192, DType::bf16, 2).threads_per_row == 256);  // 512 at 2: the default's
+  CHECK(row_config_with_chunks(8192, DType::bf16, 2).chunks() == 4);
 }
 
 TEST_CASE("select_row_config: the layouts the benchmarks rely on") {

@@ -132,6 +132,14 @@ inline std::atomic<PhasedRows>& phased_rows() {
   return choice;
 }
 
+// Process-wide vectors a thread of the register kernels' rows that one CTA holds, for benchmark
+// sweeps of the layout (0: select_row_config's; 2, 4 or 8: row_config_with_chunks). It picks the
+// layout, so the bits change with it; the staged kernels keep the default layout.
+inline std::atomic<int>& row_vectors_per_thread() {
+  static std::atomic<int> vectors{0};
+  return vectors;
+}
+
 // The register kernel for the call's alignment. The phased kernels exist for 16-bit rows with an
 // epilogue only (the rows whose aligned kernels hold their parameters: RowAgent::kHoldsParams).
 template <class Policy, class TIn, class TOut, RowShape kShape>
@@ -172,7 +180,8 @@ Status launch_rows(const RowParams& p, cudaStream_t stream) {
     }
     default: break;
   }
-  const RowConfig cfg = select_row_config(p.cols, dtype_v<TIn>);
+  const int chunks = row_vectors_per_thread();
+  const RowConfig cfg = chunks ? row_config_with_chunks(p.cols, dtype_v<TIn>, chunks) : select_row_config(p.cols, dtype_v<TIn>);
   LaunchShape shape;
   shape.dependent = sm90;  // the kernels wait for the grid before them only in sm_90 code
 

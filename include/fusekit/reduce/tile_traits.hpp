@@ -105,4 +105,18 @@ constexpr RowConfig select_row_config(std::int64_t cols, DType t) {
   return c;
 }
 
+// The layout of a row that one CTA holds, with `chunks` (2, 4 or 8) vectors a thread in whole warps
+// instead of select_row_config's: for benchmark sweeps of the layout (reduce::row_vectors_per_thread).
+// The default's where that would need more than 256 threads, or for sub-warp rows at 2 and cluster rows.
+constexpr RowConfig row_config_with_chunks(std::int64_t cols, DType t, int chunks) {
+  RowConfig c = select_row_config(cols, t);
+  if (c.shape == RowShape::cluster || (c.shape == RowShape::sub_warp && chunks == 2)) return c;
+  if (chunks != 2 && chunks != 4 && chunks != 8) return c;
+  const int threads = round_up(ceil_div(ceil_div(cols, elements_per_vector(t)), chunks), 32);
+  if (threads > max_threads_of(RowShape::warps)) return c;
+  c.shape = chunks == 2 ? RowShape::warps : chunks == 4 ? RowShape::block : RowShape::wide;
+  c.threads_per_row = threads;
+  return c;
+}
+
 }  // namespace fusekit::reduce
