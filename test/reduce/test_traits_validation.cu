@@ -216,12 +216,17 @@ template <class Policy> Status check(ConstRows in, Rows out, NormOptions o = {})
   RowParams p;
   return validate<Policy>(in, out, o, p);
 }
+// The kernel parameters of a LayerNorm call that validate() accepts.
+RowParams validated(ConstRows in, Rows out, NormOptions o = {}) {
+  RowParams p;
+  REQUIRE(validate<LayerNormPolicy>(in, out, o, p).ok());
+  return p;
+}
 }  // namespace
 
 TEST_CASE("validate: fills the kernel parameters, 1 / cols rounded once") {
   for (const std::int64_t cols : {1, 3, 1537, 5376, 262144}) {
-    RowParams p;
-    REQUIRE(validate<LayerNormPolicy>({host_in, DType::f32, 2, cols, 0}, {host_out, DType::f32, 2, cols, 0}, {}, p).ok());
+    const RowParams p = validated({host_in, DType::f32, 2, cols, 0}, {host_out, DType::f32, 2, cols, 0});
     CHECK(p.cols == cols);
     CHECK(p.inv_cols == 1.f / float(cols));
     CHECK(p.rows == 2);
@@ -229,11 +234,7 @@ TEST_CASE("validate: fills the kernel parameters, 1 / cols rounded once") {
 }
 
 TEST_CASE("validate: the test-free vector path only where every row and parameter is vector-aligned") {
-  auto aligned = [](ConstRows in, Rows out, NormOptions o = {}) {
-    RowParams p;
-    REQUIRE(validate<LayerNormPolicy>(in, out, o, p).ok());
-    return p.vectors_aligned;
-  };
+  auto aligned = [](ConstRows in, Rows out, NormOptions o = {}) { return validated(in, out, o).vectors_aligned; };
   auto* const in_bf16 = reinterpret_cast<const char*>(host_in);
   auto* const out_bf16 = reinterpret_cast<char*>(host_out);
   const ConstRows in{in_bf16, DType::bf16, 4, 4096, 0};
@@ -291,11 +292,7 @@ TEST_CASE("validate: the test-free vector path only where every row and paramete
 }
 
 TEST_CASE("validate: parameters read whole by rows at any alignment (the phased kernels)") {
-  auto params_aligned = [](ConstRows in, Rows out, NormOptions o = {}) {
-    RowParams p;
-    REQUIRE(validate<LayerNormPolicy>(in, out, o, p).ok());
-    return p.params_aligned;
-  };
+  auto params_aligned = [](ConstRows in, Rows out, NormOptions o = {}) { return validated(in, out, o).params_aligned; };
   auto* const in_bf16 = reinterpret_cast<const char*>(host_in);
   auto* const out_bf16 = reinterpret_cast<char*>(host_out);
   const ConstRows odd{in_bf16 + 2, DType::bf16, 4, 1537, 0};  // rows at every alignment

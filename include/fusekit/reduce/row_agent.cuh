@@ -167,8 +167,7 @@ class RowAgent {
       if (live(c)) read_param(held[c], param, c);
   }
   __device__ void read_param(Fragment<TIn, kVec>& f, const void* param, int c) const {
-    if constexpr (kAligned) load_aligned(f, static_cast<const TIn*>(param) + col(c));
-    else read_param_vector(f, static_cast<const TIn*>(param), col(c), p_.cols);
+    read_param_fragment<kAlign>(f, static_cast<const TIn*>(param), col(c), p_.cols);
   }
 
   __device__ void add_residual_row() {

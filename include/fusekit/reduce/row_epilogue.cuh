@@ -110,6 +110,16 @@ __device__ __forceinline__ void read_param_vector(Fragment<T, N>& f, const T* pa
   else read_elements(f, param + col, col, cols);
 }
 
+// Elements [col, col + N) of a parameter in the row's dtype, as kAlign allows: aligned, one aligned
+// load; phased, the words the vector straddles (read_param_vector). (General parameters may be of
+// any dtype: load_param.)
+template <RowAlignment kAlign, class T, int N>
+__device__ __forceinline__ void read_param_fragment(Fragment<T, N>& f, const T* param, int col, int cols) {
+  static_assert(kAlign != RowAlignment::general, "parameters of any dtype or alignment: load_param");
+  if constexpr (kAlign == RowAlignment::aligned) load_aligned(f, param + col);
+  else read_param_vector(f, param, col, cols);
+}
+
 // Whether a policy's rows go through the epilogue: one without weight and bias takes no
 // modulation either (options.hpp), so its kernels (softmax) compile no epilogue code at all.
 template <class Policy> inline constexpr bool kHasEpilogue = Policy::kTakesWeight || Policy::kTakesBias;
@@ -217,14 +227,12 @@ class RowEpilogue {
 
   template <bool kOutline, RowAlignment kAlign, class TRow, int N>
   __device__ void read(float (&out)[N], const void* base, DType t, int col) const {
-    if constexpr (kAlign == RowAlignment::aligned) {
-      load_aligned_as_floats(out, static_cast<const TRow*>(base) + col);
-    } else if constexpr (kAlign == RowAlignment::phased) {
-      Fragment<TRow, N> f;
-      read_param_vector(f, static_cast<const TRow*>(base), col, p_.cols);
-      to_floats(out, f);
-    } else {
+    if constexpr (kAlign == RowAlignment::general) {
       load_param<TRow, kOutline>(out, base, t, col, p_.cols);
+    } else {
+      Fragment<TRow, N> f;
+      read_param_fragment<kAlign>(f, static_cast<const TRow*>(base), col, p_.cols);
+      to_floats(out, f);
     }
   }
 
