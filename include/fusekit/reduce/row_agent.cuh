@@ -116,6 +116,13 @@ class RowAgent {
     if constexpr (kAligned) load_aligned(f, row + col(c));
     else read_row_vector<kOutline>(f, row, col(c), p_.cols);
   }
+  // The input row's whole vectors are 16-byte aligned by construction (the layout follows the
+  // input row's own alignment), so they take no address test; the residual's rows may sit at
+  // another alignment and go through read().
+  __device__ void read_input(Fragment<TIn, kVec>& f, const TIn* row, int c) const {
+    if (kAligned || whole(c)) load_aligned(f, row + col(c));
+    else read_row_vector<kOutline>(f, row, col(c), p_.cols);
+  }
   template <class T> __device__ void write(T* row, const Fragment<T, kVec>& f, int c) const {
     if constexpr (kAligned) store_aligned(row + col(c), f);
     else write_row_vector<kOutline>(row, f, col(c), p_.cols);
@@ -127,7 +134,7 @@ class RowAgent {
     // All reads of the row happen before any reduction, hence before any CTA of the row writes.
 #pragma unroll
     for (int c = 0; c < kChunks; ++c)
-      if (live(c)) read(x_[c], in_row, c);
+      if (live(c)) read_input(x_[c], in_row, c);
     if constexpr (kHasEpilogue<Policy>) table_index_ = RowEpilogue::table_index(p_, row_);
     if constexpr (kAlign == RowAlignment::phased && !kHoldsParams) {
       if (p_.prefetch_params) {
@@ -191,7 +198,7 @@ class RowAgent {
   // Vector c of the row with the residual added (the spilled vector: read once, in load()).
   __device__ Fragment<TIn, kVec> summed_vector(const TIn* in_row, int c) const {
     Fragment<TIn, kVec> x;
-    read(x, in_row, c);
+    read_input(x, in_row, c);
     if (!p_.residual) return x;
     Fragment<TIn, kVec> r;
     read(r, static_cast<const TIn*>(p_.residual) + row_ * p_.residual_stride, c);
