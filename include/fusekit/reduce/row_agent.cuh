@@ -117,11 +117,11 @@ class RowAgent {
     else read_row_vector<kOutline>(f, row, col(c), p_.cols);
   }
   // The input row's whole vectors are 16-byte aligned by construction (the layout follows the
-  // input row's own alignment), so they take no address test; the residual's rows may sit at
-  // another alignment and go through read().
+  // input row's own alignment), so they skip read()'s address test; the residual's rows may sit
+  // at another alignment and take read() whole.
   __device__ void read_input(Fragment<TIn, kVec>& f, const TIn* row, int c) const {
-    if (kAligned || whole(c)) load_aligned(f, row + col(c));
-    else read_row_vector<kOutline>(f, row, col(c), p_.cols);
+    if (!kAligned && whole(c)) load_aligned(f, row + col(c));
+    else read(f, row, c);
   }
   template <class T> __device__ void write(T* row, const Fragment<T, kVec>& f, int c) const {
     if constexpr (kAligned) store_aligned(row + col(c), f);
