@@ -381,6 +381,7 @@ template <RowOp kOp> void suite_helpers_agree() {
   CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
   for (const ShiftedShape& sh : shapes) {
     const reduce::RowConfig cfg = reduce::select_row_config(sh.cols, sh.in);
+    reduce::row_write_helpers() = true;  // (the last option set's second run left them off)
     REQUIRE(reduce::takes_helpers(sh.in, cfg, sh.rows, reduce::rows_per_cta(cfg, sh.rows, sm_count), sm_count));
     for (const NormOptionSet& opt : option_sets) {
       if (kOp == RowOp::softmax && (opt.weight || opt.modulation)) continue;  // softmax takes no options
