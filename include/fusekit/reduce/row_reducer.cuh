@@ -80,6 +80,8 @@ __device__ __forceinline__ void prepare_cluster_exchange(unsigned ranks) {
 // warp partials of the CTA's row 0 (its helpers', RowAgent's kHelped, are not read).
 template <RowShape kShape, int kMaxThreads = max_threads_of(kShape), bool kFromRowZero = false> class RowReducer {
   static_assert(kMaxThreads / 32 <= 32, "ReducerStorage holds 32 warp partials a reduction");
+  // The helpers get the row's sums through the warp partials: rows of whole warps only.
+  static_assert(!kFromRowZero || (kShape != RowShape::sub_warp && kShape != RowShape::cluster));
 
  public:
   __device__ RowReducer(ReducerStorage& storage, int threads_per_row)
