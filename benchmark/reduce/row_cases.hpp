@@ -227,6 +227,12 @@ inline void apply_row_layout_override() {
   apply_env_choice("FUSEKIT_ROW_VPT", reduce::row_vectors_per_thread(), {{"2", 2}, {"4", 4}, {"8", 8}});
 }
 
+// FUSEKIT_ROW_HELPERS=off|on: whether calls of few rows give each row's CTA a second group of
+// threads for its write pass (reduce::row_write_helpers()). Unset, the library's choice.
+inline void apply_row_helpers_override() {
+  apply_env_choice("FUSEKIT_ROW_HELPERS", reduce::row_write_helpers(), {{"off", false}, {"on", true}});
+}
+
 // The default suites for one dtype: the seed audit's shapes in all four modes, and a bandwidth
 // sweep (>= 8M elements, N from 1024 to 262144) in GPU throughput mode.
 template <class T> void register_row_suites() {
@@ -235,6 +241,7 @@ template <class T> void register_row_suites() {
   apply_slice_override();
   apply_phased_override();
   apply_row_layout_override();
+  apply_row_helpers_override();
   const std::vector<Mode> all(std::begin(kAllModes), std::end(kAllModes));
   const std::vector<Mode> throughput{Mode::gpu_throughput};
   const RowShapeSpec seed_shapes[] = {{37, 1537}, {256, 3072}, {768, 6144}, {1024, 4096}};

@@ -297,6 +297,14 @@ template <RowOp kOp> void suite_paths_agree() {
   CHECK(check_case<kOp>(narrow).vectors_aligned);
 }
 
+// Rows `shift` elements past an alignment boundary (input and output), in place or not.
+struct ShiftedShape {
+  DType in, out;
+  std::int64_t rows, cols;
+  std::size_t shift;
+  bool in_place;
+};
+
 // 16-bit rows off their alignment with parameters in the rows' dtype and vector-aligned take the
 // phased kernels (parameter vectors read as the two aligned words they straddle), with or without
 // the parameters prefetched; the general kernels (reduce::phased_rows() off) give the same bits.
@@ -307,13 +315,7 @@ template <RowOp kOp> void suite_paths_agree() {
 // parameters, so no phased kernels.)
 template <RowOp kOp> void suite_phased_agree() {
   static_assert(kOp != RowOp::softmax, "softmax takes no parameters");
-  struct Shape {
-    DType in, out;
-    std::int64_t rows, cols;
-    std::size_t shift;
-    bool in_place;
-  };
-  const Shape shapes[] = {{DType::bf16, DType::bf16, 300, 1537, 1, false}, {DType::bf16, DType::bf16, 37, 1537, 0, true},
+  const ShiftedShape shapes[] = {{DType::bf16, DType::bf16, 300, 1537, 1, false}, {DType::bf16, DType::bf16, 37, 1537, 0, true},
                           {DType::bf16, DType::bf16, 64, 4096, 3, false},  {DType::f16, DType::f16, 37, 5376, 5, false},
                           {DType::bf16, DType::f32, 16, 16384, 1, false},  {DType::bf16, DType::bf16, 300, 100, 1, true},
                           {DType::f16, DType::f16, 129, 6, 1, false}};
@@ -328,7 +330,7 @@ template <RowOp kOp> void suite_phased_agree() {
   struct Restore {
     ~Restore() { reduce::phased_rows() = reduce::PhasedRows::on; }
   } restore;
-  for (const Shape& sh : shapes)
+  for (const ShiftedShape& sh : shapes)
     for (const NormOptionSet& opt : option_sets) {
       if (repeats_another<kOp>(opt)) continue;
       RowCase c = shaped_case(sh.in, sh.out, sh.rows, sh.cols);
@@ -353,6 +355,54 @@ template <RowOp kOp> void suite_phased_agree() {
       CHECK(phased.residual_out_bytes == general.residual_out_bytes);
       CHECK(prefetched.residual_out_bytes == general.residual_out_bytes);
     }
+}
+
+// Calls of few rows give each row's CTA helpers for its write pass (reduce::row_write_helpers(),
+// RowAgent's kHelped): the same bits as without, on the aligned and phased kernels (16-bit rows
+// of two chunks on at most 128 threads), in place or not, over every option set; float64-checked,
+// every element written (check_case). Each shape is asserted to qualify (its 16-bit misaligned
+// softmax rows take the general kernels, which have no helpers: the same bits trivially).
+template <RowOp kOp> void suite_helpers_agree() {
+  const ShiftedShape shapes[] = {{DType::bf16, DType::bf16, 37, 1537, 1, false}, {DType::bf16, DType::bf16, 37, 1537, 0, true},
+                          {DType::bf16, DType::bf16, 37, 1536, 0, false}, {DType::f16, DType::f16, 5, 2048, 0, true},
+                          {DType::bf16, DType::f32, 1, 1100, 3, false},   {DType::bf16, DType::bf16, 96, 1024, 0, false},
+                          {DType::f16, DType::f16, 3, 1537, 7, false}};
+  const NormOptionSet option_sets[] = {{"none", false, false, false, false, 0.f},
+                                       {"weight", true, false, false, false, 0.f},
+                                       {"weight, bias", true, true, false, false, 0.f},
+                                       {"weight, modulation", true, false, true, false, 0.f},
+                                       {"weight, bias, modulation, a bad index", true, true, true, true, 0.f},
+                                       {"weight offset", true, false, false, false, 1.f}};
+  struct Restore {
+    ~Restore() { reduce::row_write_helpers() = true; }
+  } restore;
+  int device = 0, sm_count = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+  for (const ShiftedShape& sh : shapes) {
+    const reduce::RowConfig cfg = reduce::select_row_config(sh.cols, sh.in);
+    reduce::row_write_helpers() = true;  // (the last option set's second run left them off)
+    REQUIRE(reduce::takes_helpers(sh.in, cfg, sh.rows, reduce::rows_per_cta(cfg, sh.rows, sm_count), sm_count));
+    for (const NormOptionSet& opt : option_sets) {
+      if (kOp == RowOp::softmax && (opt.weight || opt.modulation)) continue;  // softmax takes no options
+      if (repeats_another<kOp>(opt)) continue;
+      RowCase c = shaped_case(sh.in, sh.out, sh.rows, sh.cols);
+      c.in_shift = c.out_shift = sh.shift;
+      c.in_place = sh.in_place && sh.in == sh.out;
+      c.exact_params = true;
+      if constexpr (kOp != RowOp::softmax) apply_norm_options<kOp>(c, opt, sh.in);
+      INFO("N " << sh.cols << " rows " << sh.rows << " shift " << sh.shift << " in place " << c.in_place << " "
+                << std::string(dtype_name(sh.in)) << "->" << std::string(dtype_name(sh.out))
+                << " options: " << std::string(opt.name));
+      const std::uint64_t seed = fresh_seed();
+      reduce::row_write_helpers() = true;
+      const RowRun helped = check_case<kOp>(c, seed);
+      reduce::row_write_helpers() = false;
+      const RowRun alone = check_case<kOp>(c, seed);
+      CHECK_MESSAGE(helped.out_bytes == alone.out_bytes, "rows with and without helpers differ");
+      CHECK(helped.residual_out_bytes == alone.residual_out_bytes);
+    }
+  }
 }
 
 // Rows split over a cluster at every slice size and vectors a thread the benchmark may ask for
@@ -450,6 +500,9 @@ template <RowOp kOp> void suite_rejects() {
   }                                                                                                          \
   GPU_TEST_CASE(name ": in-place calls queued on one stream equal synchronized ones") {                     \
     ::fusekit::test::suite_dependent_chain<op>();                                                            \
+  }                                                                                                          \
+  GPU_TEST_CASE(name ": rows with and without write helpers give the same bits") {                        \
+    ::fusekit::test::suite_helpers_agree<op>();                                                              \
   }                                                                                                          \
   GPU_TEST_CASE(name ": sliced rows at every slice size and vectors a thread") {                            \
     ::fusekit::test::suite_slice_layouts<op>();                                                              \

@@ -437,3 +437,24 @@ TEST_CASE("validate: the message names the op and the argument") {
   Status s = check<LayerNormPolicy>({host_in, DType::f32, 4, 8, 7}, {host_out, DType::f32, 4, 8, 0});
   CHECK(s.to_string() == "bad_shape: layer_norm: in.stride (7) < cols (8)");
 }
+
+TEST_CASE("write helpers: 16-bit rows of two chunks on at most 128 threads, one row a CTA, no more rows than SMs") {
+  constexpr int kSms = 132;
+  auto helped = [](DType t, std::int64_t rows, std::int64_t cols) {
+    const RowConfig cfg = select_row_config(cols, t);
+    return takes_helpers(t, cfg, rows, rows_per_cta(cfg, rows, kSms), kSms);
+  };
+  for (DType t : {DType::bf16, DType::f16}) {
+    CHECK(helped(t, 37, 1537));  // the seed's shape: 128 threads, two rows a CTA otherwise
+    CHECK(helped(t, 1, 1024));
+    CHECK(helped(t, kSms, 2048));
+    CHECK_FALSE(helped(t, kSms + 1, 1537));  // more rows than SMs
+    CHECK_FALSE(helped(t, 37, 2049));        // 160 threads a row: two groups would pass 256
+    CHECK_FALSE(helped(t, 37, 4096));        // 256 threads a row
+    CHECK_FALSE(helped(t, 37, 512));         // sub-warp rows
+  }
+  CHECK_FALSE(helped(DType::f32, 37, 1537));  // f32 rows: not compiled
+  row_write_helpers() = false;
+  CHECK_FALSE(helped(DType::bf16, 37, 1537));
+  row_write_helpers() = true;
+}

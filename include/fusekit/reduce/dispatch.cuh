@@ -142,16 +142,40 @@ inline std::atomic<int>& row_vectors_per_thread() {
 
 // The register kernel for the call's alignment. The phased kernels exist for 16-bit rows with an
 // epilogue only (the rows whose aligned kernels hold their parameters: RowAgent::kHoldsParams).
+// Whether a call's rows get helpers (RowAgent's kHelped; a process-wide choice, for the benchmark's
+// sweeps): where each row has a CTA to itself and the CTAs fit on the SMs at once, so a row's time
+// is one warp's chain of instructions. Compiled for 16-bit rows in two chunks of at most 128
+// threads (the seed's 37 x 1537 shapes), on the aligned and phased kernels.
+inline std::atomic<bool>& row_write_helpers() {
+  static std::atomic<bool> on{true};
+  return on;
+}
+inline bool takes_helpers(DType in, const RowConfig& cfg, std::int64_t rows, int per_cta, int sm_count) {
+  return dtype_size(in) == 2 && cfg.shape == RowShape::warps && 2 * cfg.threads_per_row <= max_threads_of(RowShape::warps) &&
+         per_cta == 1 && rows <= sm_count && row_write_helpers().load();
+}
+
+template <class Policy, class TIn, class TOut, RowShape kShape, RowAlignment kAlign>
+Status launch_aligned_as(const RowParams& p, const RowConfig& cfg, LaunchShape shape, bool helped, cudaStream_t stream) {
+  if constexpr (kShape == RowShape::warps && sizeof(TIn) == 2 && kAlign != RowAlignment::general) {
+    if (helped) {
+      shape.block.y = 2;  // one row a CTA (per_cta == 1): the second group helps it
+      return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, kAlign, true>, shape, stream, p, cfg.vectors);
+    }
+  }
+  return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, kAlign>, shape, stream, p, cfg.vectors);
+}
+
 template <class Policy, class TIn, class TOut, RowShape kShape>
-Status launch_row_kernel(const RowParams& p, const RowConfig& cfg, const LaunchShape& shape, cudaStream_t stream) {
-  if (p.vectors_aligned)
-    return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, RowAlignment::aligned>, shape, stream, p, cfg.vectors);
+Status launch_row_kernel(const RowParams& p, const RowConfig& cfg, const LaunchShape& shape, bool helped,
+                         cudaStream_t stream) {
+  if (p.vectors_aligned) return launch_aligned_as<Policy, TIn, TOut, kShape, RowAlignment::aligned>(p, cfg, shape, helped, stream);
   if constexpr (sizeof(TIn) == 2 && kHasEpilogue<Policy>) {
     const PhasedRows phased = phased_rows().load();
     if (p.params_aligned && phased != PhasedRows::off) {
       RowParams q = p;
       q.prefetch_params = phased == PhasedRows::prefetch;
-      return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, RowAlignment::phased>, shape, stream, q, cfg.vectors);
+      return launch_aligned_as<Policy, TIn, TOut, kShape, RowAlignment::phased>(q, cfg, shape, helped, stream);
     }
   }
   return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, RowAlignment::general>, shape, stream, p, cfg.vectors);
@@ -210,11 +234,12 @@ Status launch_rows(const RowParams& p, cudaStream_t stream) {
   const int per_cta = rows_per_cta(cfg, p.rows, device.sm_count);
   shape.block = dim3(unsigned(cfg.threads_per_row), unsigned(per_cta));
   shape.grid = dim3(unsigned((p.rows + per_cta - 1) / per_cta));
+  const bool helped = takes_helpers(dtype_v<TIn>, cfg, p.rows, per_cta, device.sm_count);
   switch (cfg.shape) {
-    case RowShape::sub_warp: return launch_row_kernel<Policy, TIn, TOut, RowShape::sub_warp>(p, cfg, shape, stream);
-    case RowShape::warps: return launch_row_kernel<Policy, TIn, TOut, RowShape::warps>(p, cfg, shape, stream);
-    case RowShape::block: return launch_row_kernel<Policy, TIn, TOut, RowShape::block>(p, cfg, shape, stream);
-    default: return launch_row_kernel<Policy, TIn, TOut, RowShape::wide>(p, cfg, shape, stream);
+    case RowShape::sub_warp: return launch_row_kernel<Policy, TIn, TOut, RowShape::sub_warp>(p, cfg, shape, false, stream);
+    case RowShape::warps: return launch_row_kernel<Policy, TIn, TOut, RowShape::warps>(p, cfg, shape, helped, stream);
+    case RowShape::block: return launch_row_kernel<Policy, TIn, TOut, RowShape::block>(p, cfg, shape, false, stream);
+    default: return launch_row_kernel<Policy, TIn, TOut, RowShape::wide>(p, cfg, shape, false, stream);
   }
 }
 

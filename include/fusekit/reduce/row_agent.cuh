@@ -28,7 +28,16 @@ namespace fusekit::reduce {
 // rows may sit at any alignment but the parameters are in TIn and vector-aligned
 // (RowParams::params_aligned), so each parameter vector is read whole (load_straddling) and the
 // write loops are the aligned kernels'; general, anything. Same arithmetic, same bits for a row at the same alignment.
-template <class Policy, class TIn, class TOut, RowShape kShape, RowAlignment kAlign = RowAlignment::general>
+//
+// kHelped: the CTA holds one row and a second group of threads of the same layout, the helpers
+// (threadIdx.y == 1). The row's own threads read and reduce the whole row and write all but its
+// last chunk; the helpers read only that chunk, take the row's sums from the owners' warp
+// partials (RowReducer's kFromRowZero), so they hold the same statistics bit for bit, and write it.
+// For calls of few rows, where a CTA is alone on its SM and the time is one warp's chain of
+// instructions: the write pass is the longest part of it (RESULTS.md, thirty-sixth session).
+// The arithmetic of every element is unchanged, so are the bits.
+template <class Policy, class TIn, class TOut, RowShape kShape, RowAlignment kAlign = RowAlignment::general,
+          bool kHelped = false>
 class RowAgent {
  public:
   static constexpr bool kAligned = kAlign == RowAlignment::aligned;
@@ -56,9 +65,11 @@ class RowAgent {
                                        kHasEpilogue<Policy> && kShape != RowShape::cluster && sizeof(TIn) == 2;
   // Partial vectors out of line in the cluster kernel only (row_epilogue.cuh says why).
   static constexpr bool kOutline = kShape == RowShape::cluster;
+  static_assert(!kHelped || (kChunks == 2 && kShape != RowShape::cluster), "helpers take the second of two chunks");
 
   __device__ RowAgent(const RowParams& p, ReducerStorage& storage, std::int64_t row, int rank, int vectors_per_cta)
-      : p_(p), reducer_(storage, blockDim.x), row_(row), active_(row < p.rows) {
+      : p_(p), reducer_(storage, blockDim.x), row_(row), active_(row < p.rows),
+        helper_(kHelped && threadIdx.y == 1) {
     const int first = rank * vectors_per_cta + int(threadIdx.x);  // this thread's vector in chunk 0
     int vectors;  // the row's vectors
     if constexpr (kAligned) {
@@ -76,7 +87,7 @@ class RowAgent {
 #pragma unroll
     for (int c = 0; c < kChunks; ++c)
       if (active_ && first + c * int(blockDim.x) < cta_end) live_chunks_ = c + 1;
-    if constexpr (kSpills) spills_ = active_ && first + kChunks * int(blockDim.x) < cta_end;  // thread 0 at most
+    if constexpr (kSpills) spills_ = active_ && !helper_ && first + kChunks * int(blockDim.x) < cta_end;  // thread 0 at most
   }
 
   // The statistics pass and the write pass; the policy decides what is reduced. run() and store()
@@ -109,6 +120,9 @@ class RowAgent {
   // First column of chunk c (negative for the head of a misaligned row).
   __device__ int col(int c) const { return col0_ + c * int(blockDim.x) * kVec; }
   __device__ bool live(int c) const { return c < live_chunks_; }
+  // kHelped: the helpers read and write the last chunk only; the owners read all, write the others.
+  __device__ bool reads(int c) const { return !kHelped || !helper_ || c == kChunks - 1; }
+  __device__ bool writes(int c) const { return !kHelped || (c == kChunks - 1) == helper_; }
   __device__ bool whole(int c) const { return col(c) >= 0 && col(c) + kVec <= p_.cols; }
   __device__ bool inside(int c, int e) const { return col(c) + e >= 0 && col(c) + e < p_.cols; }
 
@@ -134,14 +148,14 @@ class RowAgent {
     // All reads of the row happen before any reduction, hence before any CTA of the row writes.
 #pragma unroll
     for (int c = 0; c < kChunks; ++c)
-      if (live(c)) read_input(x_[c], in_row, c);
+      if (live(c) && reads(c)) read_input(x_[c], in_row, c);
     if constexpr (kHasEpilogue<Policy>) table_index_ = RowEpilogue::table_index(p_, row_);
     if constexpr (kAlign == RowAlignment::phased && !kHoldsParams) {
       if (p_.prefetch_params) {
         const RowEpilogue epilogue(p_, table_index_);
 #pragma unroll
         for (int c = 0; c < kChunks; ++c)
-          if (live(c)) epilogue.prefetch(::max(col(c), 0));  // the head vector's line: the parameters' start
+          if (live(c) && writes(c)) epilogue.prefetch(::max(col(c), 0));  // the head vector's line: the parameters' start
       }
     }
     if (p_.residual) add_residual_row();
@@ -160,7 +174,7 @@ class RowAgent {
       } else {
 #pragma unroll
         for (int c = 0; c < kChunks; ++c) {
-          if (!live(c)) continue;
+          if (!live(c) || !writes(c)) continue;
           if (p_.weight) read_param(params_.weight[c], p_.weight, c);
         }
       }
@@ -171,7 +185,7 @@ class RowAgent {
   __device__ void load_params(Fragment<TIn, kVec> (&held)[kChunks], const void* param) {
 #pragma unroll
     for (int c = 0; c < kChunks; ++c)
-      if (live(c)) read_param(held[c], param, c);
+      if (live(c) && writes(c)) read_param(held[c], param, c);
   }
   __device__ void read_param(Fragment<TIn, kVec>& f, const void* param, int c) const {
     read_param_fragment<kAlign>(f, static_cast<const TIn*>(param), col(c), p_.cols);
@@ -182,10 +196,10 @@ class RowAgent {
     Fragment<TIn, kVec> r[kChunks];  // all loads in flight before the first add
 #pragma unroll
     for (int c = 0; c < kChunks; ++c)
-      if (live(c)) read(r[c], res_row, c);
+      if (live(c) && reads(c)) read(r[c], res_row, c);
 #pragma unroll
     for (int c = 0; c < kChunks; ++c)
-      if (live(c)) add_residual(x_[c], r[c]);
+      if (live(c) && reads(c)) add_residual(x_[c], r[c]);
   }
 
   // The spilled vector of this CTA's row threadIdx.y (kSpills): at most 64 rows a CTA (256
@@ -212,7 +226,7 @@ class RowAgent {
     for (int e = 0; e < kVec; ++e) acc[e] = Op::identity();
 #pragma unroll
     for (int c = 0; c < kChunks; ++c)
-      if (live(c)) accumulate<Op>(acc, x_[c], c, f);
+      if (live(c) && !helper_) accumulate<Op>(acc, x_[c], c, f);  // the helpers' partials are not read
     if constexpr (kSpills)
       if (spills_) accumulate<Op>(acc, spill(), kChunks, f);  // after the slots: the staged agent's order
     return reducer_.template all_reduce<Op>(fold_lanes<Op>(acc));
@@ -264,12 +278,12 @@ class RowAgent {
 
   // The row's statistics (by the thread that holds column 0) and the summed row (residual_out).
   __device__ void write_stats_and_sum(const typename Policy::Stats& stats) const {
-    if (p_.stats && threadIdx.x == 0 && col(0) <= 0) Policy::export_stats(p_.stats + row_ * Policy::kStats, stats);
+    if (p_.stats && threadIdx.x == 0 && col(0) <= 0 && !helper_) Policy::export_stats(p_.stats + row_ * Policy::kStats, stats);
     if (p_.residual_out) {  // a loop of its own: inside the next one its addresses took 8 registers a thread
       TIn* res_out_row = static_cast<TIn*>(p_.residual_out) + row_ * p_.residual_out_stride;
 #pragma unroll
       for (int c = 0; c < kChunks; ++c)
-        if (live(c)) write(res_out_row, x_[c], c);
+        if (live(c) && writes(c)) write(res_out_row, x_[c], c);
       if constexpr (kSpills)
         if (spills_) write(res_out_row, spill(), kChunks);
     }
@@ -285,7 +299,7 @@ class RowAgent {
     TOut* out_row = static_cast<TOut*>(p_.out) + row_ * p_.out_stride;
 #pragma unroll
     for (int c = 0; c < kChunks; ++c)
-      if (live(c)) write_normalized<kSteps, kHoldsParams>(out_row, x_[c], c, stats, epilogue);
+      if (live(c) && writes(c)) write_normalized<kSteps, kHoldsParams>(out_row, x_[c], c, stats, epilogue);
     if constexpr (kSpills)  // no held parameters: the spilled vector's are read here
       if (spills_) write_normalized<kSteps, false>(out_row, spill(), kChunks, stats, epilogue);
   }
@@ -311,9 +325,10 @@ class RowAgent {
   }
 
   const RowParams& p_;
-  RowReducer<kShape> reducer_;
+  RowReducer<kShape, max_threads_of(kShape), kHelped> reducer_;
   std::int64_t row_;
   bool active_;
+  bool helper_;  // kHelped and threadIdx.y == 1
   bool spills_ = false;
   int col0_ = 0;
   int live_chunks_ = 0;

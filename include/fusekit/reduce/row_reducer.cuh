@@ -76,9 +76,12 @@ __device__ __forceinline__ void prepare_cluster_exchange(unsigned ranks) {
 #endif
 }
 
-// kMaxThreads: the most threads a row may have in one CTA.
-template <RowShape kShape, int kMaxThreads = max_threads_of(kShape)> class RowReducer {
+// kMaxThreads: the most threads a row may have in one CTA. kFromRowZero: every thread folds the
+// warp partials of the CTA's row 0 (its helpers', RowAgent's kHelped, are not read).
+template <RowShape kShape, int kMaxThreads = max_threads_of(kShape), bool kFromRowZero = false> class RowReducer {
   static_assert(kMaxThreads / 32 <= 32, "ReducerStorage holds 32 warp partials a reduction");
+  // The helpers get the row's sums through the warp partials: rows of whole warps only.
+  static_assert(!kFromRowZero || (kShape != RowShape::sub_warp && kShape != RowShape::cluster));
 
  public:
   __device__ RowReducer(ReducerStorage& storage, int threads_per_row)
@@ -106,6 +109,7 @@ template <RowShape kShape, int kMaxThreads = max_threads_of(kShape)> class RowRe
     const int warp = threadIdx.x / 32;
     if (threadIdx.x % 32 == 0) partials[warp] = v;
     __syncthreads();
+    if constexpr (kFromRowZero) partials = storage_.warp_partials[slot];
     v = partials[0];
     // A fixed trip count, predicated: the runtime-count loop was unrolled with a remainder and
     // cost twice the instructions. Same order, same bits.
