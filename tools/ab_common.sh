@@ -1,0 +1,19 @@
+# Sourced by a device session's A/B scripts: `source tools/ab_common.sh CARRY_DIR` unpacks the carried
+# binaries (CARRY_DIR/<label>/*.xz, once), puts CARRY_DIR (its libbenchmark.so.1debian) on the library
+# path, sets d=CARRY_DIR, and defines
+#   gpu_info DIR                                  the GPU, driver and clocks into DIR/gpu.txt
+#   bench NAME LIMIT_S BINARY FILTER SAMPLES [ENV=V...]
+#                                                 one benchmark run into $o/NAME.{json,txt}, under a time limit
+# Label the runs <prefix>_<label>_<rep> and compare them with tools/ab.py.
+d=$(cd "${1:?usage: source tools/ab_common.sh CARRY_DIR}" && pwd)
+for f in "$d"/*/*.xz; do [ -f "${f%.xz}" ] || xz -d -k -f "$f"; done
+chmod +x "$d"/*/fusekit_* 2>/dev/null
+export LD_LIBRARY_PATH=$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+SECONDS=0
+gpu_info() { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.limit,temperature.gpu --format=csv > "$1/gpu.txt" 2>&1; }
+bench() {
+  local name=$1 limit=$2 bin=$3 filter=$4 samples=$5; shift 5
+  env "$@" timeout "$limit" "$bin" --require-gpu --skip-ceilings --samples="$samples" --benchmark_filter="$filter" \
+    --benchmark_out="$o/$name.json" --benchmark_out_format=json > "$o/$name.txt" 2>&1
+  echo "$name rc=$? t=$SECONDS"
+}
