@@ -55,14 +55,19 @@ class RowAgent {
   // row: held too, the 4096-token H3 norm lost 10%), and not in clusters (16 vectors a thread).
   // Phased kernels hold them only where FUSEKIT_ROW_PHASED_HOLDS is set (a sweep knob): held, bf16
   // LayerNorm took 78 registers a thread at 2 vectors a thread against 48, and the N = 1537 rows ran
-  // 0.75-0.99x of not held (H100, RESULTS.md, thirty-fourth session).
+  // 0.75-0.99x of not held (H100, RESULTS.md, thirty-fourth session). Nor LayerNorm's over the
+  // block layout (4 vectors a thread): weight and bias held took 77 registers a thread against 52,
+  // 4 CTAs an SM against 6, and bf16 rows of 5376-8192 ran 0.84-0.86x of not held; RMSNorm's
+  // weight alone stays held there (not held: 0.90-1.14x, slower at 925 H3 tokens; H100, RESULTS.md,
+  // thirty-seventh session).
 #ifdef FUSEKIT_ROW_PHASED_HOLDS
   static constexpr bool kPhasedHolds = true;
 #else
   static constexpr bool kPhasedHolds = false;
 #endif
   static constexpr bool kHoldsParams = (kAligned || (kAlign == RowAlignment::phased && kPhasedHolds)) &&
-                                       kHasEpilogue<Policy> && kShape != RowShape::cluster && sizeof(TIn) == 2;
+                                       kHasEpilogue<Policy> && kShape != RowShape::cluster && sizeof(TIn) == 2 &&
+                                       !(Policy::kTakesBias && kShape == RowShape::block);
   // Partial vectors out of line in the cluster kernel only (row_epilogue.cuh says why).
   static constexpr bool kOutline = kShape == RowShape::cluster;
   static_assert(!kHelped || (kChunks == 2 && kShape != RowShape::cluster), "helpers take the second of two chunks");
