@@ -4,6 +4,8 @@
 #   gpu_info DIR                                  the GPU, driver and clocks into DIR/gpu.txt
 #   bench NAME LIMIT_S BINARY FILTER SAMPLES [ENV=V...]
 #                                                 one benchmark run into $o/NAME.{json,txt}, under a time limit
+#   suite NAME BINARY [LIMIT_S]                   a GPU test binary's whole run into $o/NAME.log
+#   sanitize TOOL NAME BINARY FILTER [LIMIT_S]    compute-sanitizer TOOL (no guard bytes) on the test cases FILTER
 # Label the runs <prefix>_<label>_<rep> and compare them with tools/ab.py.
 d=$(cd "${1:?usage: source tools/ab_common.sh CARRY_DIR}" && pwd)
 for f in "$d"/*/*.xz; do [ -f "${f%.xz}" ] || xz -d -k -f "$f"; done
@@ -16,4 +18,15 @@ bench() {
   env "$@" timeout "$limit" "$bin" --require-gpu --skip-ceilings --samples="$samples" --benchmark_filter="$filter" \
     --benchmark_out="$o/$name.json" --benchmark_out_format=json > "$o/$name.txt" 2>&1
   echo "$name rc=$? t=$SECONDS"
+}
+suite() {
+  local name=$1 bin=$2 limit=${3:-250}
+  timeout "$limit" "$bin" > "$o/$name.log" 2>&1
+  echo "$name rc=$? $(grep 'test cases' "$o/$name.log") t=$SECONDS"
+}
+sanitize() {
+  local tool=$1 name=$2 bin=$3 filter=$4 limit=${5:-120}
+  FUSEKIT_TEST_GUARD_BYTES=0 timeout "$limit" compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin" -tc="$filter" \
+    > "$o/$name.log" 2>&1
+  echo "$name rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$o/$name.log" | tail -1) $(grep 'test cases' "$o/$name.log") t=$SECONDS"
 }
