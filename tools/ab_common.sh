@@ -8,7 +8,7 @@
 #   sanitize TOOL NAME BINARY FILTER [LIMIT_S]    compute-sanitizer TOOL (no guard bytes) on the test cases FILTER
 # Label the runs <prefix>_<label>_<rep> and compare them with tools/ab.py.
 d=$(cd "${1:?usage: source tools/ab_common.sh CARRY_DIR}" && pwd)
-for f in "$d"/*/*.xz; do [ -f "${f%.xz}" ] || xz -d -k -f "$f"; done
+for f in "$d"/*/*.xz; do [ -e "$f" ] && [ ! -f "${f%.xz}" ] && xz -d -k -f "$f"; done
 chmod +x "$d"/*/fusekit_* 2>/dev/null
 export LD_LIBRARY_PATH=$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 SECONDS=0
