@@ -4,7 +4,11 @@
 #   gpu_info DIR                                  the GPU, driver and clocks into DIR/gpu.txt
 #   bench NAME LIMIT_S BINARY FILTER SAMPLES [ENV=V...]
 #                                                 one benchmark run into $o/NAME.{json,txt}, under a time limit
-#   suite NAME BINARY [LIMIT_S]                   a GPU test binary's whole run into $o/NAME.log
+#   alternate PREFIX LIMIT_S FILTER SAMPLES REPS LABEL...
+#                                                 REPS rounds of bench PREFIX_LABEL_round for each LABEL's
+#                                                 $d/LABEL/$BENCH (fusekit_bench_reduce), $o packed after each
+#                                                 run (a killed call still returns its tar), then $o/table_PREFIX.txt
+#   suite NAME LIMIT_S BINARY [ARGS...]           a GPU test binary's run (doctest ARGS) into $o/NAME.log
 #   sanitize TOOL NAME BINARY FILTER [LIMIT_S]    compute-sanitizer TOOL (no guard bytes) on the test cases FILTER
 # Label the runs <prefix>_<label>_<rep> and compare them with tools/ab.py.
 d=$(cd "${1:?usage: source tools/ab_common.sh CARRY_DIR}" && pwd)
@@ -20,8 +24,8 @@ bench() {
   echo "$name rc=$? t=$SECONDS"
 }
 suite() {
-  local name=$1 bin=$2 limit=${3:-250}
-  timeout "$limit" "$bin" > "$o/$name.log" 2>&1
+  local name=$1 limit=$2; shift 2
+  timeout "$limit" "$@" > "$o/$name.log" 2>&1
   echo "$name rc=$? $(grep 'test cases' "$o/$name.log") t=$SECONDS"
 }
 sanitize() {
@@ -29,4 +33,14 @@ sanitize() {
   FUSEKIT_TEST_GUARD_BYTES=0 timeout "$limit" compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin" -tc="$filter" \
     > "$o/$name.log" 2>&1
   echo "$name rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$o/$name.log" | tail -1) $(grep 'test cases' "$o/$name.log") t=$SECONDS"
+}
+alternate() {
+  local prefix=$1 limit=$2 filter=$3 samples=$4 reps=$5 r b; shift 5
+  for ((r = 1; r <= reps; ++r)); do
+    for b in "$@"; do
+      bench "${prefix}_${b}_$r" "$limit" "$d/$b/${BENCH:-fusekit_bench_reduce}" "$filter" "$samples"
+      (cd "$(dirname "$o")" && tar cJf "$(basename "$o").tar.xz" "$(basename "$o")")
+    done
+  done
+  python3 tools/ab.py "$o" "$prefix" "$@" > "$o/table_$prefix.txt"
 }

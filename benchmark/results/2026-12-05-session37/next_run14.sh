@@ -10,14 +10,8 @@ set -u
 source tools/ab_common.sh "${1:-carry/s38}"
 o=$OUT/call14; mkdir -p $o; gpu_info $o
 ALL='^((reduce|reduce_bw)/.*|h3_norm/.*)/fusekit/gpu_throughput'
-for r in 1 2; do
-  for b in base main; do
-    bench rows_${b}_$r 60 $d/$b/fusekit_bench_reduce "$ALL" 9
-    (cd $OUT && tar cJf call14.tar.xz call14)
-  done
-done
-python3 tools/ab.py $o rows base main > $o/table_rows.txt
+alternate rows 60 "$ALL" 9 2 base main
 awk 'NR==1 || /37x1537|tokens=|5376|6144|8192/' $o/table_rows.txt
-suite test_reduce_main $d/main/fusekit_test_reduce_gpu 250
+suite test_reduce_main 250 $d/main/fusekit_test_reduce_gpu
 sanitize memcheck memcheck_layer_norm $d/main/fusekit_test_reduce_gpu "layer_norm: N from*" 150
 cd $OUT && tar cJf call14.tar.xz call14 && rm -rf call14
