@@ -1,18 +1,7 @@
-# Sourced by runN.sh: unpacks the carried binaries (xz) once and sets the library path.
+# Sourced by runN.sh: the carried binaries and the A/B functions (tools/ab_common.sh, from the repo root;
+# its functions were once copied here) with this folder's library path.
 #   phased/ : branch wip/phased-params (c12c2ef): fusekit_test_reduce_gpu, fusekit_bench_reduce
 #   held/   : the same branch built with -DFUSEKIT_ROW_PHASED_HOLDS: fusekit_bench_reduce
 # libbenchmark.so.1debian comes from ../s33 (carry both folders).
-d=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-for f in "$d"/*/*.xz; do [ -f "${f%.xz}" ] || xz -d -k -f "$f"; done
-chmod +x "$d"/*/fusekit_* 2>/dev/null
-export LD_LIBRARY_PATH=$d/../s33
-SECONDS=0
-gpu_info() { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.limit,temperature.gpu --format=csv > "$1/gpu.txt" 2>&1; }
-# bench NAME SECONDS BINARY FILTER SAMPLES [VAR=VALUE...]: gpu_throughput medians into $o/NAME.json
-# (what the binary prints into $o/NAME.txt), the A/B script's input (ab.py).
-bench() {
-  local name=$1 limit=$2 bin=$3 filter=$4 samples=$5; shift 5
-  env "$@" timeout "$limit" "$bin" --require-gpu --skip-ceilings --samples="$samples" --benchmark_filter="$filter" \
-    --benchmark_out="$o/$name.json" --benchmark_out_format=json > "$o/$name.txt" 2>&1
-  echo "$name rc=$? t=$SECONDS"
-}
+source tools/ab_common.sh "$(dirname "${BASH_SOURCE[0]}")"
+export LD_LIBRARY_PATH=$d/../s33:$LD_LIBRARY_PATH

@@ -6,16 +6,12 @@
 #   nohold40/: nohold, and RMSNorm's block kernels bounded to 6 CTAs of 256 (40 registers, 100 B of spill: 8 CTAs)
 # bf16 row cases and the H3 norms over token counts, two runs alternating, medians of 9.
 #   OUT=... bash carry/s37/run12.sh   (carry: carry/s37)
+# (Rewritten after it ran on tools/ab_common.sh's alternate / suite / sanitize: the same runs.)
 set -u
 source tools/ab_common.sh carry/s37
 o=$OUT/call12; mkdir -p $o; gpu_info $o
 SEL='^((reduce|reduce_bw)/[a-z_]+/bf16/.*|h3_norm/.*)/fusekit/gpu_throughput'
-T=528,660,700,792,924,925,1056,1320,4096
-for r in 1 2; do
-  for b in tokens nohold nohold40; do
-    bench rows_${b}_$r 70 $d/$b/fusekit_bench_reduce "$SEL" 9 FUSEKIT_H3_TOKENS=$T
-    (cd $OUT && tar cJf call12.tar.xz call12)
-  done
-done
-python3 tools/ab.py $o rows tokens nohold nohold40 > $o/table_rows.txt; cat $o/table_rows.txt
+export FUSEKIT_H3_TOKENS=528,660,700,792,924,925,1056,1320,4096
+alternate rows 70 "$SEL" 9 2 tokens nohold nohold40
+cat $o/table_rows.txt
 cd $OUT && tar cJf call12.tar.xz call12 && rm -rf call12

@@ -140,8 +140,6 @@ inline std::atomic<int>& row_vectors_per_thread() {
   return vectors;
 }
 
-// The register kernel for the call's alignment. The phased kernels exist for 16-bit rows with an
-// epilogue only (the rows whose aligned kernels hold their parameters: RowAgent::kHoldsParams).
 // Whether a call's rows get helpers (RowAgent's kHelped; a process-wide choice, for the benchmark's
 // sweeps): where each row has a CTA to itself and the CTAs fit on the SMs at once, so a row's time
 // is one warp's chain of instructions. Compiled for 16-bit rows in two chunks of at most 128
@@ -155,6 +153,7 @@ inline bool takes_helpers(DType in, const RowConfig& cfg, std::int64_t rows, int
          per_cta == 1 && rows <= sm_count && row_write_helpers().load();
 }
 
+// An aligned or phased kernel, helped where the call takes helpers (compiled for 16-bit 'warps' rows).
 template <class Policy, class TIn, class TOut, RowShape kShape, RowAlignment kAlign>
 Status launch_aligned_as(const RowParams& p, const RowConfig& cfg, LaunchShape shape, bool helped, cudaStream_t stream) {
   if constexpr (kShape == RowShape::warps && sizeof(TIn) == 2 && kAlign != RowAlignment::general) {
@@ -166,6 +165,8 @@ Status launch_aligned_as(const RowParams& p, const RowConfig& cfg, LaunchShape s
   return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, kAlign>, shape, stream, p, cfg.vectors);
 }
 
+// The register kernel for the call's alignment. The phased kernels exist for 16-bit rows with an
+// epilogue only (the rows whose aligned kernels hold their parameters: RowAgent::kHoldsParams).
 template <class Policy, class TIn, class TOut, RowShape kShape>
 Status launch_row_kernel(const RowParams& p, const RowConfig& cfg, const LaunchShape& shape, bool helped,
                          cudaStream_t stream) {
