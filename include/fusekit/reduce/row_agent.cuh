@@ -59,7 +59,9 @@ class RowAgent {
   // block layout (4 vectors a thread): weight and bias held took 77 registers a thread against 52,
   // 4 CTAs an SM against 6, and bf16 rows of 5376-8192 ran 0.84-0.86x of not held; RMSNorm's
   // weight alone stays held there (not held: 0.90-1.14x, slower at 925 H3 tokens; H100, RESULTS.md,
-  // thirty-seventh session).
+  // thirty-seventh session). The wide layout (8 vectors a thread) holds both: not held took 80
+  // registers against 100 / 128 and 3 CTAs an SM against 2, yet bf16 512 x 16384 ran 0.93x (RMSNorm)
+  // and 0.98x (LayerNorm) of held (H100, thirty-eighth session).
 #ifdef FUSEKIT_ROW_PHASED_HOLDS
   static constexpr bool kPhasedHolds = true;
 #else
