@@ -37,6 +37,21 @@ template <RowOp kOp> constexpr PlainOp plain_of() {
   return kOp == RowOp::softmax ? PlainOp::softmax : kOp == RowOp::rms_norm ? PlainOp::rms_norm : PlainOp::layer_norm;
 }
 
+// FUSEKIT_ROW_PARAMS=all|weight|none: which of the op's parameters the norms' cases pass (all:
+// RMSNorm's weight, LayerNorm's weight and bias), to time what the epilogue's reads cost. The
+// reference follows. Unset, all.
+enum class RowParamSet : std::uint8_t { all, weight, none };
+inline std::atomic<RowParamSet>& row_param_set() {
+  static std::atomic<RowParamSet> set{RowParamSet::all};
+  return set;
+}
+inline void apply_row_params_override() {
+  apply_env_choice("FUSEKIT_ROW_PARAMS", row_param_set(),
+                   {{"all", RowParamSet::all}, {"weight", RowParamSet::weight}, {"none", RowParamSet::none}});
+}
+template <RowOp kOp> bool passes_weight() { return kOp != RowOp::softmax && row_param_set().load() != RowParamSet::none; }
+template <RowOp kOp> bool passes_bias() { return kOp == RowOp::layer_norm && row_param_set().load() == RowParamSet::all; }
+
 // Everything one case owns on the device: `sets` copies of input and output, weight, bias, table.
 template <class T> struct RowBuffers {
   static constexpr std::int64_t kTableRows = 3, kTableChunks = 6;  // H3: 6 chunks per (timestep, modality) row
@@ -77,8 +92,8 @@ template <class T> struct RowBuffers {
 
   template <RowOp kOp> NormOptions options() const {
     NormOptions o;
-    if constexpr (kOp != RowOp::softmax) o.weight = {weight.p, dtype_v<T>, shape.cols};
-    if constexpr (kOp == RowOp::layer_norm) o.bias = {bias.p, dtype_v<T>, shape.cols};
+    if (passes_weight<kOp>()) o.weight = {weight.p, dtype_v<T>, shape.cols};
+    if (passes_bias<kOp>()) o.bias = {bias.p, dtype_v<T>, shape.cols};
     if (shape.modulate) {
       const T* t = static_cast<const T*>(table.p);
       // H3 order within a table row: shift_msa, scale_msa, gate_msa, ...
@@ -94,8 +109,8 @@ template <class T> struct RowBuffers {
     FUSEKIT_BENCH_CUDA(cudaMemcpy(h_out.data(), out.p, elems * sizeof(T), cudaMemcpyDeviceToHost));
     const std::size_t n = std::size_t(shape.cols);
     std::vector<double> x(n), w, b, sc, sh;
-    if (kOp != RowOp::softmax) to_double(w, h_weight);
-    if (kOp == RowOp::layer_norm) to_double(b, h_bias);
+    if (passes_weight<kOp>()) to_double(w, h_weight);
+    if (passes_bias<kOp>()) to_double(b, h_bias);
     double err = 0, norm = 0;
     for (std::int64_t r = 0; r < shape.rows; ++r) {
       for (std::size_t i = 0; i < n; ++i) x[i] = to_float(h_in[std::size_t(r) * n + i]);
@@ -242,6 +257,7 @@ template <class T> void register_row_suites() {
   apply_phased_override();
   apply_row_layout_override();
   apply_row_helpers_override();
+  apply_row_params_override();
   const std::vector<Mode> all(std::begin(kAllModes), std::end(kAllModes));
   const std::vector<Mode> throughput{Mode::gpu_throughput};
   const RowShapeSpec seed_shapes[] = {{37, 1537}, {256, 3072}, {768, 6144}, {1024, 4096}};
