@@ -8,6 +8,9 @@
 #                                                 REPS rounds of bench PREFIX_LABEL_round for each LABEL's
 #                                                 $d/LABEL/$BENCH (fusekit_bench_reduce), $o packed after each
 #                                                 run (a killed call still returns its tar), then $o/table_PREFIX.txt
+#   sweep PREFIX LIMIT_S BINARY FILTER SAMPLES REPS VAR VALUE...
+#                                                 the same over one binary, each label a VALUE of the
+#                                                 environment variable VAR (a knob's settings)
 #   suite NAME LIMIT_S BINARY [ARGS...]           a GPU test binary's run (doctest ARGS) into $o/NAME.log
 #   sanitize TOOL NAME BINARY FILTER [LIMIT_S]    compute-sanitizer TOOL (no guard bytes) on the test cases FILTER
 # Label the runs <prefix>_<label>_<rep> and compare them with tools/ab.py.
@@ -34,13 +37,26 @@ sanitize() {
     > "$o/$name.log" 2>&1
   echo "$name rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$o/$name.log" | tail -1) $(grep 'test cases' "$o/$name.log") t=$SECONDS"
 }
-alternate() {
-  local prefix=$1 limit=$2 filter=$3 samples=$4 reps=$5 r b; shift 5
+# rounds PREFIX REPS RUNNER LABEL...: REPS rounds of `RUNNER LABEL ROUND` for each LABEL, $o packed
+# after each run, then the table. The runners below read their caller's locals (bash scopes
+# dynamically).
+rounds() {
+  local prefix=$1 reps=$2 runner=$3 r label; shift 3
   for ((r = 1; r <= reps; ++r)); do
-    for b in "$@"; do
-      bench "${prefix}_${b}_$r" "$limit" "$d/$b/${BENCH:-fusekit_bench_reduce}" "$filter" "$samples"
+    for label in "$@"; do
+      "$runner" "$label" "$r"
       (cd "$(dirname "$o")" && tar cJf "$(basename "$o").tar.xz" "$(basename "$o")")
     done
   done
   python3 tools/ab.py "$o" "$prefix" "$@" > "$o/table_$prefix.txt"
+}
+alternate() {
+  local prefix=$1 limit=$2 filter=$3 samples=$4 reps=$5; shift 5
+  run_binary() { bench "${prefix}_$1_$2" "$limit" "$d/$1/${BENCH:-fusekit_bench_reduce}" "$filter" "$samples"; }
+  rounds "$prefix" "$reps" run_binary "$@"
+}
+sweep() {
+  local prefix=$1 limit=$2 bin=$3 filter=$4 samples=$5 reps=$6 var=$7; shift 7
+  run_setting() { bench "${prefix}_$1_$2" "$limit" "$bin" "$filter" "$samples" "$var=$1"; }
+  rounds "$prefix" "$reps" run_setting "$@"
 }

@@ -14,10 +14,8 @@ ALL='^reduce_bw/[a-z_]+/[a-z0-9]+/[0-9]+x(16384|65536|262144)/fusekit/gpu_throug
 alternate rows 60 "$ALL" 9 2 base sp
 cat $o/table_rows.txt
 NORMS='^reduce_bw/(rms_norm|layer_norm)/[a-z0-9]+/[0-9]+x(65536|262144)/fusekit/gpu_throughput'
-for r in 1 2; do
-  for m in never always; do bench modes_${m}_$r 60 $d/sp/fusekit_bench_reduce "$NORMS" 9 FUSEKIT_SLICE_PARAMS=$m; done
-done
-python3 tools/ab.py $o modes never always | tee $o/table_modes.txt
+sweep modes 60 $d/sp/fusekit_bench_reduce "$NORMS" 9 2 FUSEKIT_SLICE_PARAMS never always
+cat $o/table_modes.txt
 suite test_norms_sp 250 $d/sp/fusekit_test_reduce_gpu "-tc=rms_norm*,layer_norm*"
 sanitize memcheck memcheck_sp $d/sp/fusekit_test_reduce_gpu "*parameters staged*" 150
 cd $OUT && tar cJf call17.tar.xz call17 && rm -rf call17
