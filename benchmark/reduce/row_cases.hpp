@@ -220,9 +220,13 @@ inline void apply_cluster_overlap_override() {
 }
 
 // FUSEKIT_SLICE_KB=16|32|64: the sliced rows' slice size (reduce::slice_bytes());
-// FUSEKIT_SLICE_VPT=1|2|4|8|16: their vectors a thread (reduce::slice_vectors_per_thread()).
+// FUSEKIT_SLICE_VPT=1|2|4|8|16: their vectors a thread (reduce::slice_vectors_per_thread());
+// FUSEKIT_SLICE_PARAMS=auto|never|always: whether they stage their parameters (reduce::sliced_params()).
 // Unset, the library's choice.
 inline void apply_slice_override() {
+  using reduce::SlicedParams;
+  apply_env_choice("FUSEKIT_SLICE_PARAMS", reduce::sliced_params(),
+                   {{"auto", SlicedParams::automatic}, {"never", SlicedParams::never}, {"always", SlicedParams::always}});
   apply_env_choice("FUSEKIT_SLICE_KB", reduce::slice_bytes(), {{"16", 16 << 10}, {"32", 32 << 10}, {"64", 64 << 10}});
   apply_env_choice("FUSEKIT_SLICE_VPT", reduce::slice_vectors_per_thread(),
                    {{"1", 1}, {"2", 2}, {"4", 4}, {"8", 8}, {"16", 16}});

@@ -450,6 +450,49 @@ template <RowOp kOp> void suite_slice_layouts() {
     }
 }
 
+// The norms' sliced rows with their parameters staged beside the row or read from global memory
+// (reduce::sliced_params): the same bits, every combination of weight and bias, both dtypes; and
+// automatically (staged where the call is one wave) a row alone equals that row among 16.
+template <RowOp kOp> void suite_slice_params() {
+  static_assert(kOp != RowOp::softmax, "softmax takes no parameters");
+  using reduce::SlicedParams;
+  struct Restore {
+    ~Restore() { reduce::sliced_params() = SlicedParams::automatic; }
+  } restore;
+  struct Params {
+    bool weight, bias;
+  };
+  const std::vector<Params> sets = kOp == RowOp::layer_norm ? std::vector<Params>{{true, true}, {true, false}, {false, true}}
+                                                            : std::vector<Params>{{true, false}};
+  for (DType t : {DType::bf16, DType::f32})
+    for (const Params& set : sets) {
+      INFO(dtype_name(t) << " weight " << set.weight << " bias " << set.bias);
+      RowCase c = shaped_case(t, t, 8, 262144);
+      if (set.weight) c.weight = t;
+      c.param_dtype = t;
+      c.bias = set.bias;
+      c.stats = true;
+      const std::uint64_t seed = fresh_seed();
+      reduce::sliced_params() = SlicedParams::never;
+      const RowRun global = check_case<kOp>(c, seed);
+      reduce::sliced_params() = SlicedParams::always;
+      const RowRun staged = check_case<kOp>(c, seed);
+      CHECK(staged.vectors_aligned);  // the calls that stage their parameters
+      CHECK_MESSAGE(global.out_bytes == staged.out_bytes, "staged parameters change the bits");
+
+      reduce::sliced_params() = SlicedParams::automatic;
+      RowCase many = c;
+      many.rows = 16;  // 256 CTAs of 16-CTA clusters: more than the SMs, parameters read from global memory
+      const std::uint64_t seed2 = fresh_seed();
+      const RowRun all = check_case<kOp>(many, seed2);
+      const RowRun alone = run_row_case<kOp>(many, seed2, 5, 1);  // one cluster: staged
+      REQUIRE(alone.status.ok());
+      const std::size_t row_bytes = std::size_t(many.cols) * dtype_size(t);
+      CHECK_MESSAGE(std::memcmp(all.out_bytes.data() + 5 * row_bytes, alone.out_bytes.data() + 5 * row_bytes, row_bytes) == 0,
+                    "row 5 differs alone vs among 16 rows");
+    }
+}
+
 // Rejected calls return the reason and leave the output untouched.
 template <RowOp kOp> void suite_rejects() {
   DeviceBuffer in(64 * 64 * 4), out(64 * 64 * 4);

@@ -8,6 +8,7 @@ constexpr RowOp kOp = RowOp::layer_norm;
 FUSEKIT_ROW_SUITE("layer_norm", kOp)
 
 GPU_TEST_CASE("layer_norm: phased and general kernels give the same bits") { suite_phased_agree<kOp>(); }
+GPU_TEST_CASE("layer_norm: sliced rows with their parameters staged give the same bits") { suite_slice_params<kOp>(); }
 
 GPU_TEST_CASE("layer_norm: weight, bias, stats, residual") {
   for (DType t : {DType::f32, DType::bf16})

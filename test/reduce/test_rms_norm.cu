@@ -8,6 +8,7 @@ constexpr RowOp kOp = RowOp::rms_norm;
 FUSEKIT_ROW_SUITE("rms_norm", kOp)
 
 GPU_TEST_CASE("rms_norm: phased and general kernels give the same bits") { suite_phased_agree<kOp>(); }
+GPU_TEST_CASE("rms_norm: sliced rows with their parameters staged give the same bits") { suite_slice_params<kOp>(); }
 
 // The dispatch's check of the binary (sm90_row_kernels) must accept this sm_90a build on an
 // sm_90 GPU, or the cluster and staged kernels would be refused while short rows still pass.

@@ -208,6 +208,48 @@ TEST_CASE("residual_stages_alike: decided by residues only, alike for a row alon
   CHECK_FALSE(residual_stages_alike(p, 2));
 }
 
+TEST_CASE("stages_params: vector-aligned calls with parameters whose stage fits; automatically one wave only") {
+  struct Restore {
+    ~Restore() { sliced_params() = SlicedParams::automatic; }
+  } restore;
+  DeviceInfo h200;
+  h200.sm_count = 132;
+  h200.max_smem_per_block_optin = 227 * 1024;
+  RowParams p;
+  p.vectors_aligned = true;
+  p.weight = reinterpret_cast<const void*>(std::uintptr_t(1) << 32);
+  p.rows = 8;
+  const StagedLayout bf16 = select_sliced_layout(262144, DType::bf16, false);  // 16 CTAs of 32 KB slices
+  CHECK(stages_params(p, bf16, 2, h200));                                       // 8 x 16 CTAs: one wave
+  const StagedLayout staged = with_staged_params(bf16, 2);
+  CHECK(staged.params_offset == bf16.stage_bytes);
+  CHECK(staged.stage_bytes == bf16.stage_bytes + 2 * bf16.residual_offset);
+  CHECK(staged.cluster == bf16.cluster);  // the row's layout, so its bits, unchanged
+  CHECK(staged.threads == bf16.threads);
+  CHECK(staged.slice_vectors == bf16.slice_vectors);
+  p.rows = 9;  // 144 CTAs: more than the SMs
+  CHECK_FALSE(stages_params(p, bf16, 2, h200));
+  sliced_params() = SlicedParams::always;
+  CHECK(stages_params(p, bf16, 2, h200));
+  sliced_params() = SlicedParams::never;
+  p.rows = 1;
+  CHECK_FALSE(stages_params(p, bf16, 2, h200));
+  sliced_params() = SlicedParams::always;
+  // Where it cannot: no parameters, a call off the vector alignment, a stage past the opt-in.
+  const void* weight = p.weight;
+  p.weight = nullptr;
+  CHECK_FALSE(stages_params(p, bf16, 2, h200));
+  p.bias = weight;  // the bias alone
+  CHECK(stages_params(p, bf16, 2, h200));
+  p.vectors_aligned = false;
+  CHECK_FALSE(stages_params(p, bf16, 2, h200));
+  p.vectors_aligned = true;
+  const StagedLayout with_residual = select_sliced_layout(max_cols(DType::f32), DType::f32, true);  // 2 x 72 KB
+  CHECK_FALSE(stages_params(p, with_residual, 2, h200));
+  CHECK(stages_params(p, select_sliced_layout(262144, DType::f32, false), 2, h200));  // 3 x 64 KB
+  CHECK_FALSE(stages_params(p, select_sliced_layout(262144, DType::f32, true), 2, h200));  // 4 x 64 KB
+}
+
 namespace {
 // validate() never dereferences: distant fake addresses stand for device buffers.
 float* const host_in = reinterpret_cast<float*>(std::uintptr_t(1) << 32);

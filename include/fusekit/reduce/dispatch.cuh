@@ -81,7 +81,8 @@ Status launch_staged(const RowParams& p, const StagedLayout& layout, const Devic
   // Stages beyond 48 KB and clusters of 16 ("non-portable") need an opt-in, once per kernel and device.
   static PerDeviceOnce opt_in;
   const cudaError_t opt_in_error = opt_in.run(device.ordinal, [&] {
-    const int stage_limit = kSliced ? kMaxSlicedStageBytes : kMaxStagedStageBytes;
+    // Sliced rows may stage their parameters too (stages_params): up to what the device allows.
+    const int stage_limit = kSliced ? device.max_smem_per_block_optin : kMaxStagedStageBytes;
     cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          std::min(stage_limit, device.max_smem_per_block_optin));
     if (kSliced && e == cudaSuccess) e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
@@ -97,6 +98,27 @@ Status launch_staged(const RowParams& p, const StagedLayout& layout, const Devic
   shape.cluster = unsigned(layout.cluster);
   shape.smem = std::size_t(layout.stage_bytes);
   return launch_kernel(kernel, shape, stream, p, layout);
+}
+
+// Whether a sliced call stages its weight and bias beside the row (StagedLayout::params_offset):
+// automatically where every CTA of the call is resident at once (one wave: the call is latency-bound,
+// and the write loop otherwise waits on L1 or L2 for each vector's parameters in turn), or never, or
+// always where it can (vector-aligned calls with parameters, and the stage fits). The same values
+// are read either way, so the bits do not change. Process-wide, for the tests and benchmark sweeps.
+enum class SlicedParams : std::uint8_t { automatic, never, always };
+inline std::atomic<SlicedParams>& sliced_params() {
+  static std::atomic<SlicedParams> choice{SlicedParams::automatic};
+  return choice;
+}
+inline bool stages_params(const RowParams& p, const StagedLayout& l, int params, const DeviceInfo& device) {
+  if (!p.vectors_aligned || (!p.weight && !p.bias)) return false;
+  // The opt-in limit counts the kernel's static shared memory too (its barriers, the reducer's and
+  // the cluster exchange's slots), with some alignment slack.
+  constexpr int kStaticBytes = int(sizeof(ReducerStorage) + sizeof(ClusterExchange)) + 256;
+  if (l.stage_bytes + params * l.residual_offset + kStaticBytes > device.max_smem_per_block_optin) return false;
+  const SlicedParams choice = sliced_params().load();
+  if (choice != SlicedParams::automatic) return choice == SlicedParams::always;
+  return p.rows * l.cluster <= device.sm_count;
 }
 
 // Process-wide override of the kernel choice, for tests that compare both kernels bit for bit and
@@ -198,7 +220,9 @@ Status launch_rows(const RowParams& p, cudaStream_t stream) {
       // register clusters.
       const int asked = slice_vectors_per_thread();
       const int per_thread = asked > 0 ? asked : sliced_vectors_per_thread(dtype_v<TIn>, kHasEpilogue<Policy>);
-      const StagedLayout sliced = select_sliced_layout(p.cols, dtype_v<TIn>, residual, slice_bytes(), per_thread);
+      StagedLayout sliced = select_sliced_layout(p.cols, dtype_v<TIn>, residual, slice_bytes(), per_thread);
+      constexpr int kParams = Policy::kTakesBias ? 2 : Policy::kTakesWeight ? 1 : 0;
+      if (kParams > 0 && stages_params(p, sliced, kParams, device)) sliced = with_staged_params(sliced, kParams);
       if (sliced.stage_bytes <= device.max_smem_per_block_optin)
         return launch_staged<Policy, TIn, TOut, true>(p, sliced, device, stream);
       break;

@@ -49,12 +49,13 @@ __global__ void __launch_bounds__(kSliced ? kMaxSlicedThreads : kMaxStagedThread
     staged_row_kernel(const RowParams p, StagedLayout layout) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   extern __shared__ __align__(128) unsigned char stage[];
-  __shared__ std::uint64_t landed;
+  __shared__ std::uint64_t landed, params_landed;
   __shared__ ReducerStorage storage;
   const int rank = kSliced ? int(cooperative_groups::this_cluster().block_rank()) : 0;
   const std::int64_t row = kSliced ? blockIdx.x / layout.cluster : blockIdx.x;
   if (threadIdx.x == 0) {
     ptx::mbarrier_init(&landed, 1);
+    ptx::mbarrier_init(&params_landed, 1);
     ptx::fence_barrier_init();
   }
   if constexpr (kSliced) prepare_cluster_exchange(unsigned(layout.cluster));
@@ -65,10 +66,14 @@ __global__ void __launch_bounds__(kSliced ? kMaxSlicedThreads : kMaxStagedThread
   __syncthreads();
   const TIn* in_row = static_cast<const TIn*>(p.in) + row * p.in_stride;
   const StagedSlice<TIn> slice(in_row, p.cols, rank, kSliced ? layout.slice_vectors : 0);
-  if (threadIdx.x == 0) stage_slice<TIn>(p, row, slice, stage, layout.residual_offset, &landed);
+  if (threadIdx.x == 0) {
+    stage_slice<TIn>(p, row, slice, stage, layout.residual_offset, &landed);
+    if (layout.params_offset) stage_params<TIn>(p, slice, stage + layout.params_offset, layout.residual_offset, &params_landed);
+  }
   allow_next_grid();
   ptx::mbarrier_wait(&landed, 0);
-  StagedRowAgent<Policy, TIn, TOut, kSliced>(p, storage, row, slice, stage, layout.residual_offset).run();
+  const unsigned char* params = layout.params_offset ? stage + layout.params_offset : nullptr;
+  StagedRowAgent<Policy, TIn, TOut, kSliced>(p, storage, row, slice, stage, layout.residual_offset, params, &params_landed).run();
 #endif
 }
 

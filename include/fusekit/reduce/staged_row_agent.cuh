@@ -58,6 +58,22 @@ __device__ void stage_slice(const RowParams& p, std::int64_t row, const StagedSl
   }
 }
 
+// Hands the copy engine the weight's and the bias's columns of the CTA's whole vectors, into
+// `params` and `params + slice_bytes`, completing on `landed` (StagedLayout::params_offset; the
+// dispatch stages them only for vector-aligned calls, whose parameters are in TIn on whole vectors).
+// Called by one thread.
+template <class TIn>
+__device__ void stage_params(const RowParams& p, const StagedSlice<TIn>& s, unsigned char* params, int slice_bytes,
+                             std::uint64_t* landed) {
+  const std::uint32_t bytes = std::uint32_t(s.whole_hi - s.whole_lo) * 16;
+  const int given = (p.weight ? 1 : 0) + (p.bias ? 1 : 0);
+  ptx::mbarrier_arrive_expect_tx(landed, given * bytes);
+  if (bytes == 0) return;
+  const int c0 = s.span.col(s.whole_lo);
+  if (p.weight) ptx::bulk_copy_global_to_shared(params, static_cast<const TIn*>(p.weight) + c0, bytes, landed);
+  if (p.bias) ptx::bulk_copy_global_to_shared(params + slice_bytes, static_cast<const TIn*>(p.bias) + c0, bytes, landed);
+}
+
 // kSliced: the CTA holds one slice of a row split over a cluster; its reductions go on across
 // the cluster's CTAs in rank order.
 template <class Policy, class TIn, class TOut, bool kSliced = false> class StagedRowAgent {
@@ -66,7 +82,8 @@ template <class Policy, class TIn, class TOut, bool kSliced = false> class Stage
   using In = Fragment<TIn, kVec>;
 
   __device__ StagedRowAgent(const RowParams& p, ReducerStorage& storage, std::int64_t row, const StagedSlice<TIn>& slice,
-                            const unsigned char* stage, int residual_offset)
+                            const unsigned char* stage, int residual_offset, const unsigned char* params = nullptr,
+                            std::uint64_t* params_landed = nullptr)
       : p_(p),
         reducer_(storage, int(blockDim.x)),
         row_(row),
@@ -74,7 +91,9 @@ template <class Policy, class TIn, class TOut, bool kSliced = false> class Stage
         res_row_(p.residual ? static_cast<const TIn*>(p.residual) + row * p.residual_stride : nullptr),
         slice_(slice),
         stage_(stage),
-        residual_offset_(residual_offset) {}
+        residual_offset_(residual_offset),
+        params_(params),
+        params_landed_(params_landed) {}
 
   __device__ void run() {
     if constexpr (kSliced) {
@@ -83,7 +102,8 @@ template <class Policy, class TIn, class TOut, bool kSliced = false> class Stage
       // (with two CTAs an SM: 1.2x-1.3x on f32 8 x 262144 norms). One CTA a row lost 5% to it on
       // f32 N = 16384 (RESULTS.md, eighteenth session), so it keeps the plain order.
       const RowEpilogue epilogue(p_, RowEpilogue::table_index(p_, row_));
-      if constexpr (kHasEpilogue<Policy>) for_each_whole([&](int v) { epilogue.prefetch(slice_.span.col(v)); });
+      if constexpr (kHasEpilogue<Policy>)
+        if (!params_) for_each_whole([&](int v) { epilogue.prefetch(slice_.span.col(v)); });
       store(Policy::statistics(*this, p_), epilogue);
     } else {
       const typename Policy::Stats stats = Policy::statistics(*this, p_);
@@ -129,6 +149,11 @@ template <class Policy, class TIn, class TOut, bool kSliced = false> class Stage
     add_residual(sum, *reinterpret_cast<const In*>(stage_ + residual_offset_ + offset));
     return sum;
   }
+  // Parameter k's (0: weight, 1: bias) whole vector v from the stage, zeros where it is not given.
+  __device__ In staged_param(int v, int k) const {
+    if (!(k == 0 ? p_.weight : p_.bias)) return In{};
+    return *reinterpret_cast<const In*>(params_ + k * residual_offset_ + (v - slice_.whole_lo) * 16);
+  }
   // A partial vector, from global memory (zeros outside the row).
   __device__ In partial(int v) const {
     In x;
@@ -172,6 +197,7 @@ template <class Policy, class TIn, class TOut, bool kSliced = false> class Stage
     const bool out_aligned = is_aligned_for<TOut, kVec>(out_row + c0);
     const bool res_out_aligned = res_out_row && is_aligned_for<TIn, kVec>(res_out_row + c0);
 
+    using namespace epilogue_steps;
     auto finish = [&](int v, const In& x, bool whole) {
       const int col = slice_.span.col(v);
       if (res_out_row) {
@@ -182,12 +208,22 @@ template <class Policy, class TIn, class TOut, bool kSliced = false> class Stage
       to_floats(y, x);
 #pragma unroll
       for (int e = 0; e < kVec; ++e) y[e] = Policy::normalize(y[e], stats);
-      if constexpr (kHasEpilogue<Policy>) epilogue.apply<true, RowAlignment::general, TIn, epilogue_steps::kTested, Policy::kTakesBias>(y, col);
+      if constexpr (kHasEpilogue<Policy>) {
+        if (params_ && whole) {  // the staged parameters (a parameter not given: zeros, unused)
+          float w[kVec], b[kVec];
+          to_floats(w, staged_param(v, 0));
+          to_floats(b, staged_param(v, 1));
+          epilogue.apply<true, RowAlignment::aligned, TIn, kTested, Policy::kTakesBias>(y, w, b, col);
+        } else {
+          epilogue.apply<true, RowAlignment::general, TIn, kTested, Policy::kTakesBias>(y, col);
+        }
+      }
       Fragment<TOut, kVec> o;
       from_floats(o, y);
       if (whole && out_aligned) store_aligned(out_row + col, o);
       else write_row_vector(out_row, o, col, p_.cols);
     };
+    if (params_) ptx::mbarrier_wait(params_landed_, 0);
     if (owns_partial_first()) finish(0, partial(0), false);
     for_each_whole([&](int v) { finish(v, staged(v), true); });
     if (owns_partial_last()) finish(slice_.span.end_whole, partial(slice_.span.end_whole), false);
@@ -201,6 +237,8 @@ template <class Policy, class TIn, class TOut, bool kSliced = false> class Stage
   StagedSlice<TIn> slice_;
   const unsigned char* stage_;
   int residual_offset_;
+  const unsigned char* params_;  // the staged weight and bias slices (stage_params), or null
+  std::uint64_t* params_landed_;
 };
 
 }  // namespace fusekit::reduce

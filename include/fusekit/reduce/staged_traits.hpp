@@ -47,6 +47,7 @@ struct StagedLayout {
   int residual_offset = 0;  // where the residual row starts in the stage
   int cluster = 1;          // CTAs per row: 1, or 2..16 that each stage a slice of it
   int slice_vectors = 0;    // vectors of the row's span per CTA of a cluster (0: the whole row)
+  int params_offset = 0;    // where the weight's slice, then the bias's, start in the stage (0: none staged)
 };
 
 // Bytes a row of `cols` elements needs in a stage, rounded so stages stay 128-byte aligned.
@@ -141,6 +142,17 @@ constexpr StagedLayout select_sliced_layout(std::int64_t cols, DType t, bool res
   l.threads = staged_threads_for(l.slice_vectors, vectors_per_thread, max_threads);
   l.residual_offset = round_up(l.slice_vectors * 16, 128);
   l.stage_bytes = l.residual_offset * (residual ? 2 : 1);
+  return l;
+}
+
+// The sliced layout with the parameters' slices staged after the row's (and its residual's): `params`
+// of them (1: the weight; 2: the weight, then the bias), each as large as the row's slice, for
+// vector-aligned calls (RowParams::vectors_aligned: parameters in the row's dtype, on whole
+// vectors). The values the write loop reads are the same, so are the bits; only where they are
+// read from changes (the dispatch says when).
+constexpr StagedLayout with_staged_params(StagedLayout l, int params) {
+  l.params_offset = l.stage_bytes;
+  l.stage_bytes += params * l.residual_offset;
   return l;
 }
 
