@@ -460,18 +460,25 @@ template <RowOp kOp> void suite_slice_params() {
     ~Restore() { reduce::sliced_params() = SlicedParams::automatic; }
   } restore;
   struct Params {
-    bool weight, bias;
+    bool weight, bias, offset_and_modulation;
   };
-  const std::vector<Params> sets = kOp == RowOp::layer_norm ? std::vector<Params>{{true, true}, {true, false}, {false, true}}
-                                                            : std::vector<Params>{{true, false}};
+  const std::vector<Params> sets = kOp == RowOp::layer_norm
+                                       ? std::vector<Params>{{true, true, false}, {true, false, false}, {false, true, false},
+                                                             {true, true, true}}
+                                       : std::vector<Params>{{true, false, false}, {true, false, true}};
   for (DType t : {DType::bf16, DType::f32})
     for (const Params& set : sets) {
-      INFO(dtype_name(t) << " weight " << set.weight << " bias " << set.bias);
+      INFO(dtype_name(t) << " weight " << set.weight << " bias " << set.bias << " offset and modulation "
+                         << set.offset_and_modulation);
       RowCase c = shaped_case(t, t, 8, 262144);
       if (set.weight) c.weight = t;
       c.param_dtype = t;
       c.bias = set.bias;
       c.stats = true;
+      if (set.offset_and_modulation) {
+        c.weight_offset = 1.f;
+        c.modulation = true;
+      }
       const std::uint64_t seed = fresh_seed();
       reduce::sliced_params() = SlicedParams::never;
       const RowRun global = check_case<kOp>(c, seed);

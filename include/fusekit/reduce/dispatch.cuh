@@ -81,8 +81,14 @@ Status launch_staged(const RowParams& p, const StagedLayout& layout, const Devic
   // Stages beyond 48 KB and clusters of 16 ("non-portable") need an opt-in, once per kernel and device.
   static PerDeviceOnce opt_in;
   const cudaError_t opt_in_error = opt_in.run(device.ordinal, [&] {
-    // Sliced rows may stage their parameters too (stages_params): up to what the device allows.
-    const int stage_limit = kSliced ? device.max_smem_per_block_optin : kMaxStagedStageBytes;
+    // Sliced rows may stage their parameters too (stages_params): up to what the device allows
+    // beside the kernel's static shared memory (the opt-in limit counts both).
+    int stage_limit = kMaxStagedStageBytes;
+    if constexpr (kSliced) {
+      cudaFuncAttributes attr{};
+      if (const cudaError_t e = cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(kernel)); e != cudaSuccess) return e;
+      stage_limit = device.max_smem_per_block_optin - int(attr.sharedSizeBytes);
+    }
     cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          std::min(stage_limit, device.max_smem_per_block_optin));
     if (kSliced && e == cudaSuccess) e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);

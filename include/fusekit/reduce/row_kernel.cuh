@@ -68,7 +68,8 @@ __global__ void __launch_bounds__(kSliced ? kMaxSlicedThreads : kMaxStagedThread
   const StagedSlice<TIn> slice(in_row, p.cols, rank, kSliced ? layout.slice_vectors : 0);
   if (threadIdx.x == 0) {
     stage_slice<TIn>(p, row, slice, stage, layout.residual_offset, &landed);
-    if (layout.params_offset) stage_params<TIn>(p, slice, stage + layout.params_offset, layout.residual_offset, &params_landed);
+    if (layout.params_offset)
+      stage_params<TIn, Policy::kTakesBias>(p, slice, stage + layout.params_offset, layout.residual_offset, &params_landed);
   }
   allow_next_grid();
   ptx::mbarrier_wait(&landed, 0);

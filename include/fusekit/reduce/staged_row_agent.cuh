@@ -62,16 +62,18 @@ __device__ void stage_slice(const RowParams& p, std::int64_t row, const StagedSl
 // `params` and `params + slice_bytes`, completing on `landed` (StagedLayout::params_offset; the
 // dispatch stages them only for vector-aligned calls, whose parameters are in TIn on whole vectors).
 // Called by one thread.
-template <class TIn>
+// kBiased: the policy takes a bias (its stage holds a second slice).
+template <class TIn, bool kBiased>
 __device__ void stage_params(const RowParams& p, const StagedSlice<TIn>& s, unsigned char* params, int slice_bytes,
                              std::uint64_t* landed) {
   const std::uint32_t bytes = std::uint32_t(s.whole_hi - s.whole_lo) * 16;
-  const int given = (p.weight ? 1 : 0) + (p.bias ? 1 : 0);
+  const bool bias = kBiased && p.bias;
+  const int given = (p.weight ? 1 : 0) + (bias ? 1 : 0);
   ptx::mbarrier_arrive_expect_tx(landed, given * bytes);
   if (bytes == 0) return;
   const int c0 = s.span.col(s.whole_lo);
   if (p.weight) ptx::bulk_copy_global_to_shared(params, static_cast<const TIn*>(p.weight) + c0, bytes, landed);
-  if (p.bias) ptx::bulk_copy_global_to_shared(params + slice_bytes, static_cast<const TIn*>(p.bias) + c0, bytes, landed);
+  if (bias) ptx::bulk_copy_global_to_shared(params + slice_bytes, static_cast<const TIn*>(p.bias) + c0, bytes, landed);
 }
 
 // kSliced: the CTA holds one slice of a row split over a cluster; its reductions go on across
@@ -102,8 +104,9 @@ template <class Policy, class TIn, class TOut, bool kSliced = false> class Stage
       // (with two CTAs an SM: 1.2x-1.3x on f32 8 x 262144 norms). One CTA a row lost 5% to it on
       // f32 N = 16384 (RESULTS.md, eighteenth session), so it keeps the plain order.
       const RowEpilogue epilogue(p_, RowEpilogue::table_index(p_, row_));
+      // (Staged parameters need it only for the adaLN rows.)
       if constexpr (kHasEpilogue<Policy>)
-        if (!params_) for_each_whole([&](int v) { epilogue.prefetch(slice_.span.col(v)); });
+        if (!params_ || p_.mod_index) for_each_whole([&](int v) { epilogue.prefetch(slice_.span.col(v)); });
       store(Policy::statistics(*this, p_), epilogue);
     } else {
       const typename Policy::Stats stats = Policy::statistics(*this, p_);
@@ -151,7 +154,7 @@ template <class Policy, class TIn, class TOut, bool kSliced = false> class Stage
   }
   // Parameter k's (0: weight, 1: bias) whole vector v from the stage, zeros where it is not given.
   __device__ In staged_param(int v, int k) const {
-    if (!(k == 0 ? p_.weight : p_.bias)) return In{};
+    if (!(k == 0 ? p_.weight : Policy::kTakesBias ? p_.bias : nullptr)) return In{};
     return *reinterpret_cast<const In*>(params_ + k * residual_offset_ + (v - slice_.whole_lo) * 16);
   }
   // A partial vector, from global memory (zeros outside the row).
