@@ -208,7 +208,7 @@ TEST_CASE("residual_stages_alike: decided by residues only, alike for a row alon
   CHECK_FALSE(residual_stages_alike(p, 2));
 }
 
-TEST_CASE("stages_params: vector-aligned calls with parameters whose stage fits; automatically one wave only") {
+TEST_CASE("stages_params: vector-aligned calls with parameters whose stage fits; automatically 16-bit rows of one wave only") {
   struct Restore {
     ~Restore() { sliced_params() = SlicedParams::automatic; }
   } restore;
@@ -220,7 +220,9 @@ TEST_CASE("stages_params: vector-aligned calls with parameters whose stage fits;
   p.weight = reinterpret_cast<const void*>(std::uintptr_t(1) << 32);
   p.rows = 8;
   const StagedLayout bf16 = select_sliced_layout(262144, DType::bf16, false);  // 16 CTAs of 32 KB slices
-  CHECK(stages_params(p, bf16, 2, h200));                                       // 8 x 16 CTAs: one wave
+  CHECK(stages_params(p, DType::bf16, bf16, 2, h200));                          // 8 x 16 CTAs: one wave
+  const StagedLayout f32 = select_sliced_layout(262144, DType::f32, false);
+  CHECK_FALSE(stages_params(p, DType::f32, f32, 2, h200));  // f32 rows ran slower staged
   const StagedLayout staged = with_staged_params(bf16, 2);
   CHECK(staged.params_offset == bf16.stage_bytes);
   CHECK(staged.stage_bytes == bf16.stage_bytes + 2 * bf16.residual_offset);
@@ -228,26 +230,27 @@ TEST_CASE("stages_params: vector-aligned calls with parameters whose stage fits;
   CHECK(staged.threads == bf16.threads);
   CHECK(staged.slice_vectors == bf16.slice_vectors);
   p.rows = 9;  // 144 CTAs: more than the SMs
-  CHECK_FALSE(stages_params(p, bf16, 2, h200));
+  CHECK_FALSE(stages_params(p, DType::bf16, bf16, 2, h200));
   sliced_params() = SlicedParams::always;
-  CHECK(stages_params(p, bf16, 2, h200));
+  CHECK(stages_params(p, DType::bf16, bf16, 2, h200));
+  CHECK(stages_params(p, DType::f32, f32, 2, h200));
   sliced_params() = SlicedParams::never;
   p.rows = 1;
-  CHECK_FALSE(stages_params(p, bf16, 2, h200));
+  CHECK_FALSE(stages_params(p, DType::bf16, bf16, 2, h200));
   sliced_params() = SlicedParams::always;
   // Where it cannot: no parameters, a call off the vector alignment, a stage past the opt-in.
   const void* weight = p.weight;
   p.weight = nullptr;
-  CHECK_FALSE(stages_params(p, bf16, 2, h200));
+  CHECK_FALSE(stages_params(p, DType::bf16, bf16, 2, h200));
   p.bias = weight;  // the bias alone
-  CHECK(stages_params(p, bf16, 2, h200));
+  CHECK(stages_params(p, DType::bf16, bf16, 2, h200));
   p.vectors_aligned = false;
-  CHECK_FALSE(stages_params(p, bf16, 2, h200));
+  CHECK_FALSE(stages_params(p, DType::bf16, bf16, 2, h200));
   p.vectors_aligned = true;
   const StagedLayout with_residual = select_sliced_layout(max_cols(DType::f32), DType::f32, true);  // 2 x 72 KB
-  CHECK_FALSE(stages_params(p, with_residual, 2, h200));
-  CHECK(stages_params(p, select_sliced_layout(262144, DType::f32, false), 2, h200));  // 3 x 64 KB
-  CHECK_FALSE(stages_params(p, select_sliced_layout(262144, DType::f32, true), 2, h200));  // 4 x 64 KB
+  CHECK_FALSE(stages_params(p, DType::f32, with_residual, 2, h200));
+  CHECK(stages_params(p, DType::f32, f32, 2, h200));  // 3 x 64 KB
+  CHECK_FALSE(stages_params(p, DType::f32, select_sliced_layout(262144, DType::f32, true), 2, h200));  // 4 x 64 KB
 }
 
 namespace {

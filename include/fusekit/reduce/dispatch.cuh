@@ -107,8 +107,9 @@ Status launch_staged(const RowParams& p, const StagedLayout& layout, const Devic
 }
 
 // Whether a sliced call stages its weight and bias beside the row (StagedLayout::params_offset):
-// automatically where every CTA of the call is resident at once (one wave: the call is latency-bound,
-// and the write loop otherwise waits on L1 or L2 for each vector's parameters in turn), or never, or
+// automatically for 16-bit rows where every CTA of the call is resident at once (one wave: the call is
+// latency-bound, and the write loop otherwise waits on L1 or L2 for each vector's parameters in turn;
+// f32 rows and calls of several waves were slower staged: RESULTS.md, thirty-ninth session), or never, or
 // always where it can (vector-aligned calls with parameters, and the stage fits). The same values
 // are read either way, so the bits do not change. Process-wide, for the tests and benchmark sweeps.
 enum class SlicedParams : std::uint8_t { automatic, never, always };
@@ -116,7 +117,7 @@ inline std::atomic<SlicedParams>& sliced_params() {
   static std::atomic<SlicedParams> choice{SlicedParams::automatic};
   return choice;
 }
-inline bool stages_params(const RowParams& p, const StagedLayout& l, int params, const DeviceInfo& device) {
+inline bool stages_params(const RowParams& p, DType in, const StagedLayout& l, int params, const DeviceInfo& device) {
   if (!p.vectors_aligned || (!p.weight && !p.bias)) return false;
   // The opt-in limit counts the kernel's static shared memory too (its barriers, the reducer's and
   // the cluster exchange's slots), with some alignment slack.
@@ -124,7 +125,7 @@ inline bool stages_params(const RowParams& p, const StagedLayout& l, int params,
   if (l.stage_bytes + params * l.residual_offset + kStaticBytes > device.max_smem_per_block_optin) return false;
   const SlicedParams choice = sliced_params().load();
   if (choice != SlicedParams::automatic) return choice == SlicedParams::always;
-  return p.rows * l.cluster <= device.sm_count;
+  return dtype_size(in) == 2 && p.rows * l.cluster <= device.sm_count;
 }
 
 // Process-wide override of the kernel choice, for tests that compare both kernels bit for bit and
@@ -228,7 +229,7 @@ Status launch_rows(const RowParams& p, cudaStream_t stream) {
       const int per_thread = asked > 0 ? asked : sliced_vectors_per_thread(dtype_v<TIn>, kHasEpilogue<Policy>);
       StagedLayout sliced = select_sliced_layout(p.cols, dtype_v<TIn>, residual, slice_bytes(), per_thread);
       constexpr int kParams = Policy::kTakesBias ? 2 : Policy::kTakesWeight ? 1 : 0;
-      if (kParams > 0 && stages_params(p, sliced, kParams, device)) sliced = with_staged_params(sliced, kParams);
+      if (kParams > 0 && stages_params(p, dtype_v<TIn>, sliced, kParams, device)) sliced = with_staged_params(sliced, kParams);
       if (sliced.stage_bytes <= device.max_smem_per_block_optin)
         return launch_staged<Policy, TIn, TOut, true>(p, sliced, device, stream);
       break;
