@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Prepared in the thirty-ninth session (its device time ran out; about 3 minutes): branch wip/softmax-pair after call 19 (pair/: an
+# Prepared in the thirty-ninth session (its device time ran out; about 3 minutes): branch wip/softmax-pair at e7e3841, after call 19 (pair/: an
 # all -inf row's sum NaN again, as the stats test expects; up to 8 partials folded in index order,
-# more by butterflies) against main 4d5cb8d (base/) on softmax's row cases, two runs alternating;
+# more by butterflies; the rescale never contracted) against main 4d5cb8d (base/) on softmax's row cases, two runs alternating;
 # pair/'s softmax GPU cases; memcheck on the -inf / NaN case.
 #   OUT=... bash benchmark/results/2026-12-05-session39/next_run20.sh carry/c20
 set -u
