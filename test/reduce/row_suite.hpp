@@ -2,6 +2,7 @@
 #pragma once
 
 #include "reduce/row_case.hpp"
+#include "support/restore.hpp"
 
 #include <cstring>
 
@@ -133,9 +134,7 @@ template <RowOp kOp> void suite_kernels_agree() {
       {DType::f32, DType::f32, 8, 16384, 0, false, DType::f32, 0},    {DType::bf16, DType::bf16, 600, 5000, 5, true, DType::bf16, 3},
       {DType::f32, DType::f32, 100, 12000, 1, false, DType::f32, 2}, {DType::bf16, DType::bf16, 5, 40000, 1, true, DType::bf16, 0},
       {DType::f32, DType::bf16, 3, 100003, 2, false, DType::f32, 1}};  // the last two: slices over a cluster
-  struct Restore {
-    ~Restore() { reduce::row_kernel_choice() = reduce::RowKernel::automatic; }
-  } restore;
+  const RestoreOnExit restore(reduce::row_kernel_choice());
   for (const Shape& sh : shapes) {
     RowCase c = shaped_case(sh.in, sh.out, sh.rows, sh.cols);
     c.in_shift = c.out_shift = sh.shift;
@@ -173,9 +172,7 @@ template <RowOp kOp> void suite_dependent_chain() {
     std::int64_t rows, cols;
   };
   const Shape shapes[] = {{DType::bf16, 8, 262144}, {DType::f32, 40, 65536}, {DType::bf16, 300, 1537}};
-  struct Restore {
-    ~Restore() { reduce::cluster_overlap() = reduce::ClusterOverlap::always; }
-  } restore;
+  const RestoreOnExit restore(reduce::cluster_overlap());
   cudaStream_t stream;
   CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   for (const Shape& sh : shapes)
@@ -327,9 +324,7 @@ template <RowOp kOp> void suite_phased_agree() {
                                        {"weight, modulation", true, false, true, false, 0.f},
                                        {"weight, bias, modulation, a bad index", true, true, true, true, 0.f},
                                        {"weight offset", true, false, false, false, 1.f}};
-  struct Restore {
-    ~Restore() { reduce::phased_rows() = reduce::PhasedRows::on; }
-  } restore;
+  const RestoreOnExit restore(reduce::phased_rows());
   for (const ShiftedShape& sh : shapes)
     for (const NormOptionSet& opt : option_sets) {
       if (repeats_another<kOp>(opt)) continue;
@@ -373,9 +368,7 @@ template <RowOp kOp> void suite_helpers_agree() {
                                        {"weight, modulation", true, false, true, false, 0.f},
                                        {"weight, bias, modulation, a bad index", true, true, true, true, 0.f},
                                        {"weight offset", true, false, false, false, 1.f}};
-  struct Restore {
-    ~Restore() { reduce::row_write_helpers() = true; }
-  } restore;
+  const RestoreOnExit restore(reduce::row_write_helpers());
   int device = 0, sm_count = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
@@ -410,12 +403,8 @@ template <RowOp kOp> void suite_helpers_agree() {
 // so the bits do): float64, every element written, repeatable, a row alone as among the others;
 // aligned, misaligned, in place, with a residual and the parameters.
 template <RowOp kOp> void suite_slice_layouts() {
-  struct Restore {
-    ~Restore() {
-      reduce::slice_bytes() = 0;
-      reduce::slice_vectors_per_thread() = 0;
-    }
-  } restore;
+  const RestoreOnExit restore_slice(reduce::slice_bytes());
+  const RestoreOnExit restore_per_thread(reduce::slice_vectors_per_thread());
   for (int slice_kb : {0, 16, 64})
     for (int per_thread : {1, 2, 4, 8, 16}) {  // 8 or 16 is each op's default (sliced_vectors_per_thread)
       reduce::slice_bytes() = slice_kb << 10;
@@ -456,9 +445,7 @@ template <RowOp kOp> void suite_slice_layouts() {
 template <RowOp kOp> void suite_slice_params() {
   static_assert(kOp != RowOp::softmax, "softmax takes no parameters");
   using reduce::SlicedParams;
-  struct Restore {
-    ~Restore() { reduce::sliced_params() = SlicedParams::automatic; }
-  } restore;
+  const RestoreOnExit restore(reduce::sliced_params());
   struct Params {
     bool weight, bias, offset_and_modulation;
   };

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "fusekit/reduce.hpp"
+#include "support/restore.hpp"
 
 using namespace fusekit;
 using namespace fusekit::reduce;
@@ -209,9 +210,7 @@ TEST_CASE("residual_stages_alike: decided by residues only, alike for a row alon
 }
 
 TEST_CASE("stages_params: vector-aligned calls with parameters whose stage fits; automatically 16-bit rows of one wave only") {
-  struct Restore {
-    ~Restore() { sliced_params() = SlicedParams::automatic; }
-  } restore;
+  const fusekit::test::RestoreOnExit restore(sliced_params());
   DeviceInfo h200;
   h200.sm_count = 132;
   h200.max_smem_per_block_optin = 227 * 1024;
