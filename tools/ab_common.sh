@@ -13,6 +13,8 @@
 #                                                 environment variable VAR (a knob's settings)
 #   suite NAME LIMIT_S BINARY [ARGS...]           a GPU test binary's run (doctest ARGS) into $o/NAME.log
 #   sanitize TOOL NAME BINARY FILTER [LIMIT_S]    compute-sanitizer TOOL (no guard bytes) on the test cases FILTER
+#   profile NAME LIMIT_S BINARY FILTER NCU_ARG...  ncu (clocks left alone) on the 6th launch of a row kernel of one
+#                                                 benchmark run into $o/NAME.txt (stdout) and $o/NAME.err
 # Label the runs <prefix>_<label>_<rep> and compare them with tools/ab.py.
 d=$(cd "${1:?usage: source tools/ab_common.sh CARRY_DIR}" && pwd)
 for f in "$d"/*/*.xz; do [ -e "$f" ] && [ ! -f "${f%.xz}" ] && xz -d -k -f "$f"; done
@@ -36,6 +38,12 @@ sanitize() {
   FUSEKIT_TEST_GUARD_BYTES=0 timeout "$limit" compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin" -tc="$filter" \
     > "$o/$name.log" 2>&1
   echo "$name rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$o/$name.log" | tail -1) $(grep 'test cases' "$o/$name.log") t=$SECONDS"
+}
+profile() {
+  local name=$1 limit=$2 bin=$3 filter=$4; shift 4
+  timeout "$limit" ncu --clock-control none -k regex:row_kernel --launch-skip 5 --launch-count 1 "$@" \
+    "$bin" --require-gpu --skip-ceilings --samples=1 --benchmark_filter="$filter" > "$o/$name.txt" 2> "$o/$name.err"
+  echo "$name rc=$? t=$SECONDS"
 }
 # rounds PREFIX REPS RUNNER LABEL...: REPS rounds of `RUNNER LABEL ROUND` for each LABEL, $o packed
 # after each run, then the table. The runners below read their caller's locals (bash scopes

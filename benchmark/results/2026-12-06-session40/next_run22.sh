@@ -15,8 +15,7 @@ sanitize memcheck memcheck_softmax_inf $d/sp/fusekit_test_reduce_gpu "softmax: a
 # Where LayerNorm's 2982 warp instructions a row go (call 21's ncu), against RMSNorm's 1900: the
 # executed count of every SASS instruction of one launch each (base/).
 for op in layer_norm rms_norm; do
-  ((SECONDS < 150)) && timeout 60 ncu --clock-control none --section SourceCounters --page source --print-source sass --csv \
-    -k regex:row_kernel --launch-skip 5 --launch-count 1 $d/base/fusekit_bench_reduce --require-gpu --skip-ceilings \
-    --samples=1 --benchmark_filter="^reduce_bw/$op/bf16/5462x1537/fusekit/gpu_throughput" > $o/sass_counts_$op.csv 2> $o/sass_counts_$op.err
+  ((SECONDS < 150)) && profile sass_counts_$op 60 $d/base/fusekit_bench_reduce \
+    "^reduce_bw/$op/bf16/5462x1537/fusekit/gpu_throughput" --section SourceCounters --page source --print-source sass --csv
 done
 cd $OUT && tar cJf call22.tar.xz call22 && rm -rf call22
