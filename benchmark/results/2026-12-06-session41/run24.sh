@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Forty-first session, call 24 (about 5 minutes): branch wip/softmax-pair-staged-b128 at c3e2420
-# (new/: softmax's pair on rows over a cluster with across_warps addressed as before (2a2308d: the
+# Forty-first session, call 24 (about 5 minutes): branch wip/softmax-pair-staged-b128 at 26cf34d
+# (new/: softmax's pair on rows over a cluster with across_warps addressed as before (c213d21: the
 # bf16 softmax general kernel back at 40 registers), and the staged kernels' whole stores through
-# one 128-bit register (c3e2420)) against main's reduce code (base/) on the shapes the two changes
+# one 128-bit register (26cf34d)) against main's reduce code (base/) on the shapes the two changes
 # touch or could touch (37 x 1537, 5462 x 1537, 512 x 16384, 128 x 65536, 8 and 32 x 262144), two
 # runs alternating, after new/'s whole GPU suite.
+# (carry/c24/new/ was built from the same headers before the branch was rebased onto main b22ad1c.)
 #   OUT=... bash benchmark/results/2026-12-06-session41/run24.sh carry/c24
 set -u
 source tools/ab_common.sh "${1:-carry/c24}"
