@@ -4,6 +4,7 @@
 #   gpu_info DIR                                  the GPU, driver and clocks into DIR/gpu.txt
 #   bench NAME LIMIT_S BINARY FILTER SAMPLES [ENV=V...]
 #                                                 one benchmark run into $o/NAME.{json,txt}, under a time limit
+#                                                 (MEASURE_CEILINGS=1 bench ...: the copy ceilings measured too)
 #   alternate PREFIX LIMIT_S FILTER SAMPLES REPS LABEL...
 #                                                 REPS rounds of bench PREFIX_LABEL_round for each LABEL's
 #                                                 $d/LABEL/$BENCH (fusekit_bench_reduce), $o packed after each
@@ -23,8 +24,9 @@ export LD_LIBRARY_PATH=$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 SECONDS=0
 gpu_info() { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.limit,temperature.gpu --format=csv > "$1/gpu.txt" 2>&1; }
 bench() {
-  local name=$1 limit=$2 bin=$3 filter=$4 samples=$5; shift 5
-  env "$@" timeout "$limit" "$bin" --require-gpu --skip-ceilings --samples="$samples" --benchmark_filter="$filter" \
+  local name=$1 limit=$2 bin=$3 filter=$4 samples=$5 ceilings=(--skip-ceilings); shift 5
+  [[ -n ${MEASURE_CEILINGS:-} ]] && ceilings=()
+  env "$@" timeout "$limit" "$bin" --require-gpu "${ceilings[@]}" --samples="$samples" --benchmark_filter="$filter" \
     --benchmark_out="$o/$name.json" --benchmark_out_format=json > "$o/$name.txt" 2>&1
   echo "$name rc=$? t=$SECONDS"
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Forty-first session, call 22 (about 8 minutes): session 40's next_run22.sh widened.
+# Forty-first session, call 22 (about 8 minutes): the call session 40 prepared, widened.
 #   base/: main's reduce code (4d5cb8d, unchanged since);
 #   sp/:   wip/softmax-pair 4e48f8d (softmax's (max, sum) pair in one exchange only for rows split
 #          over a cluster, kSpansCluster);
@@ -25,8 +25,6 @@ for op in layer_norm rms_norm; do
 done
 # On an H200 with time left: base/'s bandwidth cases with the copy ceilings measured (the README status row).
 if grep -q H200 $o/gpu.txt && ((SECONDS < 430)); then
-  timeout 120 $d/base/fusekit_bench_reduce --require-gpu --samples=9 --benchmark_filter='^reduce_bw/.*/fusekit/gpu_throughput' \
-    --benchmark_out=$o/status_base.json --benchmark_out_format=json > $o/status_base.txt 2>&1
-  echo "status_base rc=$? t=$SECONDS"
+  MEASURE_CEILINGS=1 bench status_base 120 $d/base/fusekit_bench_reduce '^reduce_bw/.*/fusekit/gpu_throughput' 9
 fi
 cd $OUT && tar cJf call22.tar.xz call22 && rm -rf call22

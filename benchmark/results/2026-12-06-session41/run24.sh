@@ -15,7 +15,6 @@ set -u
 source tools/ab_common.sh "${1:-carry/c24}"
 o=$OUT/call24; mkdir -p $o; gpu_info $o
 suite test_new 240 $d/new/fusekit_test_reduce_gpu
-tail -3 $o/test_new.log
 alternate rows 40 '^(reduce|reduce_bw)/(softmax|rms_norm|layer_norm)/.*/(37x1537|5462x1537|1024x4096|2048x4096|512x16384|128x65536|8x262144|32x262144)/fusekit/gpu_throughput' 9 2 base new fold
 cat $o/table_rows.txt
 cd $OUT && tar cJf call24.tar.xz call24 && rm -rf call24
