@@ -18,6 +18,9 @@ enum class Fill {
   big_mean,        // N(1e4, 1): cancellation test for LayerNorm
   neg_inf_rows,    // softmax: every third row all -inf, others with ~25% -inf entries
   nan_rows,        // a NaN in every fifth row
+  masked_tail,     // softmax: row r keeps its first 1 + (r * 7919) % N entries, the rest -inf (a causal
+                   // mask: whole threads, warps and CTAs of a long row hold only -inf)
+  block_means,     // LayerNorm: blocks of 64 columns around +-1e3, std 1, and column 0 (the pivot) at 4e3
 };
 
 struct RowCase {
@@ -87,10 +90,16 @@ template <RowOp kOp> Status call_row_op(const ConstRows& in, const Rows& out, co
 
 namespace detail_rows {
 
-inline double draw(std::mt19937_64& rng, const RowCase& c, std::int64_t row) {
+inline double draw(std::mt19937_64& rng, const RowCase& c, std::int64_t row, std::int64_t col) {
   std::normal_distribution<double> normal(0.0, 1.0);
   switch (c.fill) {
     case Fill::big_mean: return 1e4 + normal(rng);
+    case Fill::masked_tail: return col <= (row * 7919) % c.cols ? 2.0 * normal(rng) : -INFINITY;
+    case Fill::block_means: {
+      if (col == 0) return 4e3 + normal(rng);
+      const std::uint64_t block = std::uint64_t(row) * 1000003u + std::uint64_t(col / 64);
+      return ((block * 0x9e3779b97f4a7c15ull) >> 63 ? 1e3 : -1e3) + normal(rng);
+    }
     case Fill::neg_inf_rows:
       if (row % 3 == 0) return -INFINITY;
       return (rng() % 4 == 0) ? -INFINITY : 2.0 * normal(rng);
@@ -118,7 +127,8 @@ RowRun run_row_case(RowCase c, std::uint64_t seed, std::int64_t first_row = 0, s
 
   // Inputs, rounded to their dtypes on the host so the reference sees exactly what the GPU sees.
   HostArray h_in(c.in, in_elems), h_res(c.in, res_elems);
-  for (std::size_t i = 0; i < in_elems; ++i) h_in.set(i, detail_rows::draw(rng, c, std::int64_t(i / in_stride)));
+  for (std::size_t i = 0; i < in_elems; ++i)
+    h_in.set(i, detail_rows::draw(rng, c, std::int64_t(i) / in_stride, std::int64_t(i) % in_stride));
   if (c.fill == Fill::nan_rows)
     for (std::int64_t r = 0; r < c.rows; r += 5) h_in.set(std::size_t(r * in_stride + (r * 7919) % c.cols), NAN);
   std::normal_distribution<double> small(0.0, 0.5);

@@ -49,3 +49,19 @@ GPU_TEST_CASE("layer_norm: rows with mean 1e4 and std 1 stay accurate in f32") {
     MESSAGE("N=" << n << " max error / bound = " << r.max_scaled_error);
   }
 }
+
+// Rows whose mean is far from their first element (the pivot the two passes sum against) and whose
+// blocks sit far apart: each kernel's partial sums of x - x0 run to 1e3-1e9 before they cancel.
+GPU_TEST_CASE("layer_norm: rows of +-1e3 block means with an outlying first element") {
+  for (DType t : {DType::f32, DType::bf16})
+    for (std::int64_t n : {3, 1537, 8192, 65537, 262144}) {
+      RowCase c;
+      c.in = c.out = t;
+      c.rows = 37;
+      c.cols = n;
+      c.fill = Fill::block_means;
+      c.stats = true;
+      const RowRun r = check_case<kOp>(c);
+      MESSAGE(dtype_name(t) << " N=" << n << " max error / bound = " << r.max_scaled_error);
+    }
+}

@@ -35,13 +35,28 @@ template <class T, int N> __device__ __forceinline__ void load_aligned(Fragment<
 // Whole 16-byte words are copied out of the fragment as uint4 values first: stored straight from a
 // fragment assembled by packed conversions, nvcc split each into four 4-byte stores (ncu on the
 // row kernels: 4x the store instructions, 60% excess L2 sectors; no measurable time, though).
-template <class T, int N> __device__ __forceinline__ void store_aligned(T* p, const Fragment<T, N>& f) {
+// kOneRegister (sm_90 code): each word is moved into one 128-bit register and stored from it
+// (st.global.b128), which ptxas never splits; it still split some uint4 stores of the staged
+// kernels (76% excess L2 sectors on the sliced softmax, thirty-first session). Measured on the H100
+// (RESULTS.md, forty-first session): the staged kernels' rows 1.01-1.11x, but the register kernels
+// 0.92-0.99x, so only the staged kernels ask for it. No memory clobber: its callers write only
+// after their last read of what they write (the row kernels' in-place rule).
+template <bool kOneRegister = false, class T, int N>
+__device__ __forceinline__ void store_aligned(T* p, const Fragment<T, N>& f) {
   constexpr int kBytes = N * int(sizeof(T));
   if constexpr (kBytes % 16 == 0) {
 #pragma unroll
     for (int i = 0; i < kBytes / 16; ++i) {
       uint4 w;
       __builtin_memcpy(&w, reinterpret_cast<const unsigned char*>(f.v) + 16 * i, 16);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+      if constexpr (kOneRegister) {
+        asm volatile("{\n .reg .b128 word;\n mov.b128 word, {%1, %2, %3, %4};\n st.global.b128 [%0], word;\n}\n" ::"l"(
+                         reinterpret_cast<uint4*>(p) + i),
+                     "r"(w.x), "r"(w.y), "r"(w.z), "r"(w.w));
+        continue;
+      }
+#endif
       reinterpret_cast<uint4*>(p)[i] = w;
     }
   } else {

@@ -110,8 +110,24 @@ class RowAgent {
   // --- what a policy may ask of the row ---------------------------------------------------------
   __device__ int cols() const { return p_.cols; }
 
-  template <class F> __device__ float sum(F f) { return transform_reduce<SumOp>(f); }
-  template <class F> __device__ float max(F f) { return transform_reduce<MaxOp>(f); }
+  template <class F> __device__ float sum(F f) { return reducer_.template all_reduce<SumOp>(thread_reduce<SumOp>(f)); }
+  template <class F> __device__ float max(F f) { return reducer_.template all_reduce<MaxOp>(thread_reduce<MaxOp>(f)); }
+
+  // Rows over a cluster may combine two statistics in one exchange (RowReducer::all_reduce_pair):
+  // this thread's partial of each, then the pair over the row.
+  static constexpr bool kSpansCluster = kShape == RowShape::cluster;
+  template <class Op, class F> __device__ float thread_reduce(F f) {
+    float acc[kVec];
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) acc[e] = Op::identity();
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c)
+      if (live(c) && !helper_) accumulate<Op>(acc, x_[c], c, f);  // the helpers' partials are not read
+    if constexpr (kSpills)
+      if (spills_) accumulate<Op>(acc, spill(), kChunks, f);  // after the slots: the staged agent's order
+    return fold_lanes<Op>(acc);
+  }
+  template <class Pair> __device__ float2 all_reduce_pair(float2 v) { return reducer_.template all_reduce_pair<Pair>(v); }
 
   // Element 0 of the row (after the residual add), the same value in every thread of the row.
   // Read when a policy asks (LayerNorm's pivot), before its first reduction, so before any CTA of
@@ -225,18 +241,6 @@ class RowAgent {
     read(r, static_cast<const TIn*>(p_.residual) + row_ * p_.residual_stride, c);
     add_residual(x, r);
     return x;
-  }
-
-  template <class Op, class F> __device__ float transform_reduce(F f) {
-    float acc[kVec];
-#pragma unroll
-    for (int e = 0; e < kVec; ++e) acc[e] = Op::identity();
-#pragma unroll
-    for (int c = 0; c < kChunks; ++c)
-      if (live(c) && !helper_) accumulate<Op>(acc, x_[c], c, f);  // the helpers' partials are not read
-    if constexpr (kSpills)
-      if (spills_) accumulate<Op>(acc, spill(), kChunks, f);  // after the slots: the staged agent's order
-    return reducer_.template all_reduce<Op>(fold_lanes<Op>(acc));
   }
 
   template <class Op, class F>

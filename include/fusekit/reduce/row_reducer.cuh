@@ -102,6 +102,32 @@ template <RowShape kShape, int kMaxThreads = max_threads_of(kShape), bool kFromR
     return v;
   }
 
+  // Pairs whose second value is a sum of terms relative to the first (softmax's max, and its sum
+  // of exp(x - max)): combined over the row in one exchange, not one for each. At every level (the
+  // warp's lanes, the CTA's warps, the cluster's CTAs) the firsts combine first (Pair::First), then
+  // each partial's second is rescaled to that level's first (Pair::rescale) and the seconds sum, so
+  // the rescales stay off the serial chain. Rows over a cluster only: there one exchange costs a
+  // cluster round trip (1.04-1.11x on softmax's long rows), where in one CTA the pair's extra
+  // exponentials cost more than the barrier it saves (0.90-0.95x; RESULTS.md, fortieth session).
+  template <class Pair> __device__ float2 all_reduce_pair(float2 v) {
+    static_assert(kShape == RowShape::cluster, "the pair changes a row's bits: rows over a cluster only");
+    v = lanes_pair<Pair>(v);
+    const int slot = slot_;
+    slot_ += 2;
+    if (threads_per_row_ > 32) {  // one row a CTA: slots from the row's start
+      float* firsts = storage_.warp_partials[slot];
+      float* seconds = storage_.warp_partials[slot + 1];
+      const int warp = threadIdx.x / 32;
+      if (threadIdx.x % 32 == 0) {
+        firsts[warp] = v.x;
+        seconds[warp] = v.y;
+      }
+      __syncthreads();
+      v = fold_pairs<Pair>(firsts, seconds, threads_per_row_ / 32);
+    }
+    return pair_across_cluster<Pair>(v, slot);
+  }
+
  private:
   template <class Op> __device__ float across_warps(float v, int slot) {
     const int warps = threads_per_row_ / 32;
@@ -130,21 +156,68 @@ template <RowShape kShape, int kMaxThreads = max_threads_of(kShape), bool kFromR
     return v;
   }
 
-  // Every thread holds the CTA's partial v; thread r pushes it to CTA r (prepare_cluster_exchange).
-  template <class Op> __device__ float across_cluster(float v, int slot) {
+  // Every thread holds the CTA's partials of slots [slot, slot + K); thread r pushes them to CTA r
+  // (prepare_cluster_exchange), and each CTA waits for every CTA's partials in its own exchange.
+  // Returns the cluster's CTAs.
+  template <int K> __device__ unsigned exchange_over_cluster(const float (&v)[K], int slot) {
+    unsigned ranks = 1;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     namespace cg = cooperative_groups;
     cg::cluster_group cluster = cg::this_cluster();
     ClusterExchange& x = cluster_exchange();
     if (slot == 0) cluster.barrier_wait();  // every CTA's barriers ready (prepare_cluster_exchange)
-    const unsigned ranks = cluster.num_blocks();
+    ranks = cluster.num_blocks();
     if (threadIdx.x < ranks)
-      ptx::st_async_to_rank(&x.partials[slot][cluster.block_rank()], &x.landed[slot], threadIdx.x, v);
-    ptx::mbarrier_wait(&x.landed[slot], 0);  // each barrier completes once: one row a CTA
-    v = x.partials[slot][0];
-    for (unsigned r = 1; r < ranks; ++r) v = Op::combine(v, x.partials[slot][r]);
+#pragma unroll
+      for (int k = 0; k < K; ++k)
+        ptx::st_async_to_rank(&x.partials[slot + k][cluster.block_rank()], &x.landed[slot + k], threadIdx.x, v[k]);
+#pragma unroll
+    for (int k = 0; k < K; ++k) ptx::mbarrier_wait(&x.landed[slot + k], 0);  // each completes once: one row a CTA
 #endif
+    return ranks;
+  }
+
+  template <class Op> __device__ float across_cluster(float v, int slot) {
+    const unsigned ranks = exchange_over_cluster<1>({v}, slot);
+    const float* partials = cluster_exchange().partials[slot];
+    v = partials[0];
+    for (unsigned r = 1; r < ranks; ++r) v = Op::combine(v, partials[r]);
     return v;
+  }
+
+  // The warp's pairs combined by butterflies, every lane getting the same bits (Pair::rescale
+  // rounds its product alone, so a partner lane's add cannot absorb it into a fused multiply-add).
+  template <class Pair> __device__ static float2 lanes_pair(float2 v) {
+    float first = v.x;
+#pragma unroll
+    for (int offset = 16; offset >= 1; offset /= 2)
+      first = Pair::First::combine(first, __shfl_xor_sync(0xffffffffu, first, offset));
+    float second = Pair::rescale(v.y, v.x, first);
+#pragma unroll
+    for (int offset = 16; offset >= 1; offset /= 2) second += __shfl_xor_sync(0xffffffffu, second, offset);
+    return {first, second};
+  }
+
+  // `count` (<= 32) partials in shared memory, the same result in every thread: up to 8 folded in
+  // index order, as the float path folds; more one a lane through lanes_pair, so that a CTA of 1024
+  // threads rescales once a thread, not 32 times.
+  template <class Pair> __device__ static float2 fold_pairs(const float* firsts, const float* seconds, int count) {
+    if (count > 8) {
+      const int lane = int(threadIdx.x % 32);
+      return lanes_pair<Pair>(lane < count ? float2{firsts[lane], seconds[lane]} : Pair::identity());
+    }
+    float first = firsts[0];
+#pragma unroll 1
+    for (int i = 1; i < count; ++i) first = Pair::First::combine(first, firsts[i]);
+    float second = Pair::rescale(seconds[0], firsts[0], first);
+#pragma unroll 1
+    for (int i = 1; i < count; ++i) second += Pair::rescale(seconds[i], firsts[i], first);
+    return {first, second};
+  }
+
+  template <class Pair> __device__ float2 pair_across_cluster(float2 v, int slot) {
+    const int ranks = int(exchange_over_cluster<2>({v.x, v.y}, slot));
+    return fold_pairs<Pair>(cluster_exchange().partials[slot], cluster_exchange().partials[slot + 1], ranks);
   }
 
   ReducerStorage& storage_;

@@ -116,8 +116,33 @@ template <class Policy, class TIn, class TOut, bool kSliced = false> class Stage
 
   // --- what a policy may ask of the row (as RowAgent) -------------------------------------------
   __device__ int cols() const { return p_.cols; }
-  template <class F> __device__ float sum(F f) { return transform_reduce<SumOp>(f); }
-  template <class F> __device__ float max(F f) { return transform_reduce<MaxOp>(f); }
+  template <class F> __device__ float sum(F f) { return reducer_.template all_reduce<SumOp>(thread_reduce<SumOp>(f)); }
+  template <class F> __device__ float max(F f) { return reducer_.template all_reduce<MaxOp>(thread_reduce<MaxOp>(f)); }
+  static constexpr bool kSpansCluster = kSliced;
+  template <class Pair> __device__ float2 all_reduce_pair(float2 v) { return reducer_.template all_reduce_pair<Pair>(v); }
+  // This thread's partial, no exchange: the whole vectors in order, between the partial first and last.
+  template <class Op, class F> __device__ float thread_reduce(F f) {
+    float acc[kVec];
+#pragma unroll
+    for (int e = 0; e < kVec; ++e) acc[e] = Op::identity();
+    auto masked = [&](int v) {
+      float x[kVec];
+      to_floats(x, partial(v));
+      const int col = slice_.span.col(v);
+#pragma unroll
+      for (int e = 0; e < kVec; ++e)
+        if (col + e >= 0 && col + e < p_.cols) acc[e] = Op::combine(acc[e], f(x[e]));
+    };
+    if (owns_partial_first()) masked(0);
+    for_each_whole([&](int v) {
+      float x[kVec];
+      to_floats(x, staged(v));
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) acc[e] = Op::combine(acc[e], f(x[e]));
+    });
+    if (owns_partial_last()) masked(slice_.span.end_whole);
+    return fold_lanes<Op>(acc);
+  }
   // Read from global memory, not the stage: a slice may not hold column 0. Policies ask for it
   // before their first reduction, so before any CTA of the row writes.
   __device__ float first() const {
@@ -168,34 +193,13 @@ template <class Policy, class TIn, class TOut, bool kSliced = false> class Stage
     return x;
   }
 
-  template <class Op, class F> __device__ float transform_reduce(F f) {
-    float acc[kVec];
-#pragma unroll
-    for (int e = 0; e < kVec; ++e) acc[e] = Op::identity();
-    auto masked = [&](int v) {
-      float x[kVec];
-      to_floats(x, partial(v));
-      const int col = slice_.span.col(v);
-#pragma unroll
-      for (int e = 0; e < kVec; ++e)
-        if (col + e >= 0 && col + e < p_.cols) acc[e] = Op::combine(acc[e], f(x[e]));
-    };
-    if (owns_partial_first()) masked(0);
-    for_each_whole([&](int v) {
-      float x[kVec];
-      to_floats(x, staged(v));
-#pragma unroll
-      for (int e = 0; e < kVec; ++e) acc[e] = Op::combine(acc[e], f(x[e]));
-    });
-    if (owns_partial_last()) masked(slice_.span.end_whole);
-    return reducer_.template all_reduce<Op>(fold_lanes<Op>(acc));
-  }
 
   __device__ void store(const typename Policy::Stats& stats, const RowEpilogue& epilogue) {
     if (p_.stats && tid() == 0 && slice_.lo == 0) Policy::export_stats(p_.stats + row_ * Policy::kStats, stats);
     TOut* out_row = static_cast<TOut*>(p_.out) + row_ * p_.out_stride;
     TIn* res_out_row = p_.residual_out ? static_cast<TIn*>(p_.residual_out) + row_ * p_.residual_out_stride : nullptr;
-    // Whole vectors of the output rows are aligned alike (per row, not per vector).
+    // Whole vectors of the output rows are aligned alike (per row, not per vector). They go out
+    // through one 128-bit register each (store_aligned's kOneRegister says why).
     const int c0 = slice_.span.col(slice_.span.first_whole);
     const bool out_aligned = is_aligned_for<TOut, kVec>(out_row + c0);
     const bool res_out_aligned = res_out_row && is_aligned_for<TIn, kVec>(res_out_row + c0);
@@ -204,7 +208,7 @@ template <class Policy, class TIn, class TOut, bool kSliced = false> class Stage
     auto finish = [&](int v, const In& x, bool whole) {
       const int col = slice_.span.col(v);
       if (res_out_row) {
-        if (whole && res_out_aligned) store_aligned(res_out_row + col, x);
+        if (whole && res_out_aligned) store_aligned<true>(res_out_row + col, x);
         else write_row_vector(res_out_row, x, col, p_.cols);
       }
       float y[kVec];
@@ -223,7 +227,7 @@ template <class Policy, class TIn, class TOut, bool kSliced = false> class Stage
       }
       Fragment<TOut, kVec> o;
       from_floats(o, y);
-      if (whole && out_aligned) store_aligned(out_row + col, o);
+      if (whole && out_aligned) store_aligned<true>(out_row + col, o);
       else write_row_vector(out_row, o, col, p_.cols);
     };
     if (params_) ptx::mbarrier_wait(params_landed_, 0);
