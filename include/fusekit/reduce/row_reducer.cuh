@@ -136,23 +136,22 @@ template <RowShape kShape, int kMaxThreads = max_threads_of(kShape), bool kFromR
     if (threadIdx.x % 32 == 0) partials[warp] = v;
     __syncthreads();
     if constexpr (kFromRowZero) partials = storage_.warp_partials[slot];
-    v = partials[0];
-    // A fixed trip count, predicated: the runtime-count loop was unrolled with a remainder and
-    // cost twice the instructions. Same order, same bits.
-    // Past 16 warps (the sliced rows' 1024-thread CTAs) behind one uniform branch, so that CTAs of
-    // up to 16 warps run the same instructions as before.
-    constexpr int kMaxWarps = kMaxThreads / 32;
-    constexpr int kFirstWarps = kMaxWarps < 16 ? kMaxWarps : 16;
+    return fold_tiers<Op, kMaxThreads / 32>(partials[0], partials, warps);
+  }
+
+  // Partials [kFrom, ...) of `warps` folded into v in index order, in tiers of 4, 8, 16 and 32
+  // warps behind uniform branches: a row of 4 warps (N = 1537) skips the predicated loads of warps
+  // 5-8. Each tier a fixed trip count, predicated: the runtime-count loop was unrolled with a
+  // remainder and cost twice the instructions. Same order, same bits.
+  template <class Op, int kMaxWarps, int kFrom = 1>
+  __device__ static float fold_tiers(float v, const float* partials, int warps) {
+    constexpr int kEnd = kFrom == 1 ? 4 : 2 * kFrom;
+    constexpr int kTo = kEnd < kMaxWarps ? kEnd : kMaxWarps;
 #pragma unroll
-    for (int w = 1; w < kFirstWarps; ++w)
+    for (int w = kFrom; w < kTo; ++w)
       if (w < warps) v = Op::combine(v, partials[w]);
-    if constexpr (kMaxWarps > kFirstWarps) {
-      if (warps > kFirstWarps) {
-#pragma unroll
-        for (int w = kFirstWarps; w < kMaxWarps; ++w)
-          if (w < warps) v = Op::combine(v, partials[w]);
-      }
-    }
+    if constexpr (kTo < kMaxWarps)
+      if (warps > kTo) v = fold_tiers<Op, kMaxWarps, kTo>(v, partials, warps);
     return v;
   }
 
