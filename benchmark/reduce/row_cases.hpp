@@ -233,11 +233,14 @@ inline void apply_slice_override() {
 }
 
 // FUSEKIT_PHASED=off|on|prefetch: which kernels take 16-bit rows off their alignment with aligned
-// parameters (reduce::phased_rows()). Unset, the library's choice.
+// parameters (reduce::phased_rows()); FUSEKIT_PHASED_SHARE=off|on: whether their CTAs of several rows
+// take rows of one phase and share the parameters (reduce::phased_rows_share_params()). Unset, the
+// library's choice.
 inline void apply_phased_override() {
   using reduce::PhasedRows;
   apply_env_choice("FUSEKIT_PHASED", reduce::phased_rows(),
                    {{"off", PhasedRows::off}, {"on", PhasedRows::on}, {"prefetch", PhasedRows::prefetch}});
+  apply_env_choice("FUSEKIT_PHASED_SHARE", reduce::phased_rows_share_params(), {{"off", false}, {"on", true}});
 }
 
 // FUSEKIT_ROW_VPT=2|4|8: vectors a thread of the register kernels' one-CTA rows

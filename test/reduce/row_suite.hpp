@@ -312,7 +312,11 @@ struct ShiftedShape {
 // parameters, so no phased kernels.)
 template <RowOp kOp> void suite_phased_agree() {
   static_assert(kOp != RowOp::softmax, "softmax takes no parameters");
-  const ShiftedShape shapes[] = {{DType::bf16, DType::bf16, 300, 1537, 1, false}, {DType::bf16, DType::bf16, 37, 1537, 0, true},
+  // 600 x 1537: two rows a CTA, which take rows of one phase and share their parameters
+  // (CtaRows::one_phase; 600 = 37 groups of 16 and 8 rows more).
+  const ShiftedShape shapes[] = {{DType::bf16, DType::bf16, 600, 1537, 1, false}, {DType::bf16, DType::f32, 600, 1537, 0, false},
+                          {DType::bf16, DType::bf16, 600, 1537, 0, true},
+                          {DType::bf16, DType::bf16, 300, 1537, 1, false}, {DType::bf16, DType::bf16, 37, 1537, 0, true},
                           {DType::bf16, DType::bf16, 64, 4096, 3, false},  {DType::f16, DType::f16, 37, 5376, 5, false},
                           {DType::bf16, DType::f32, 16, 16384, 1, false},  {DType::bf16, DType::bf16, 300, 100, 1, true},
                           {DType::f16, DType::f16, 129, 6, 1, false}};
@@ -325,6 +329,7 @@ template <RowOp kOp> void suite_phased_agree() {
                                        {"weight, bias, modulation, a bad index", true, true, true, true, 0.f},
                                        {"weight offset", true, false, false, false, 1.f}};
   const RestoreOnExit restore(reduce::phased_rows());
+  const RestoreOnExit restore_share(reduce::phased_rows_share_params());
   for (const ShiftedShape& sh : shapes)
     for (const NormOptionSet& opt : option_sets) {
       if (repeats_another<kOp>(opt)) continue;
@@ -338,16 +343,21 @@ template <RowOp kOp> void suite_phased_agree() {
                 << " options: " << std::string(opt.name));
       const std::uint64_t seed = fresh_seed();
       reduce::phased_rows() = reduce::PhasedRows::on;
+      reduce::phased_rows_share_params() = true;
       const RowRun phased = check_case<kOp>(c, seed);
       CHECK_FALSE(phased.vectors_aligned);
       CHECK(phased.params_aligned == !(opt.modulation && sh.cols % 8 != 0));
+      reduce::phased_rows_share_params() = false;
+      const RowRun unshared = check_case<kOp>(c, seed);
       reduce::phased_rows() = reduce::PhasedRows::prefetch;
       const RowRun prefetched = check_case<kOp>(c, seed);
       reduce::phased_rows() = reduce::PhasedRows::off;
       const RowRun general = check_case<kOp>(c, seed);
       CHECK_MESSAGE(phased.out_bytes == general.out_bytes, "phased and general kernels differ");
+      CHECK_MESSAGE(unshared.out_bytes == general.out_bytes, "phased kernels without shared parameters and general differ");
       CHECK_MESSAGE(prefetched.out_bytes == general.out_bytes, "phased kernels with prefetch and general differ");
       CHECK(phased.residual_out_bytes == general.residual_out_bytes);
+      CHECK(unshared.residual_out_bytes == general.residual_out_bytes);
       CHECK(prefetched.residual_out_bytes == general.residual_out_bytes);
     }
 }

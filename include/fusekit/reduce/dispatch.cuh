@@ -182,13 +182,28 @@ inline bool takes_helpers(DType in, const RowConfig& cfg, std::int64_t rows, int
          per_cta == 1 && rows <= sm_count && row_write_helpers().load();
 }
 
-// An aligned or phased kernel, helped where the call takes helpers (compiled for 16-bit 'warps' rows).
+// Process-wide: whether the phased kernels' CTAs of several rows take rows of one phase and share
+// their parameters (CtaRows::one_phase; the same bits either way). For the tests and benchmark sweeps.
+inline std::atomic<bool>& phased_rows_share_params() {
+  static std::atomic<bool> on{true};
+  return on;
+}
+
+// An aligned or phased kernel, helped where the call takes helpers (compiled for 16-bit 'warps'
+// rows); a phased kernel of several rows a CTA with parameters takes rows of one phase.
 template <class Policy, class TIn, class TOut, RowShape kShape, RowAlignment kAlign>
 Status launch_aligned_as(const RowParams& p, const RowConfig& cfg, LaunchShape shape, bool helped, cudaStream_t stream) {
   if constexpr (kShape == RowShape::warps && sizeof(TIn) == 2 && kAlign != RowAlignment::general) {
     if (helped) {
       shape.block.y = 2;  // one row a CTA (per_cta == 1): the second group helps it
-      return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, kAlign, true>, shape, stream, p, cfg.vectors);
+      return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, kAlign, CtaRows::helped>, shape, stream, p, cfg.vectors);
+    }
+  }
+  if constexpr (RowAgent<Policy, TIn, TOut, kShape, kAlign>::kCanSharePhase) {
+    const std::int64_t per = shape.block.y;
+    if (per > 1 && (p.weight || p.bias) && phased_rows_share_params().load()) {
+      shape.grid = dim3(unsigned((p.rows + 8 * per - 1) / (8 * per) * 8));
+      return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, kAlign, CtaRows::one_phase>, shape, stream, p, cfg.vectors);
     }
   }
   return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, kAlign>, shape, stream, p, cfg.vectors);

@@ -36,10 +36,16 @@ namespace fusekit::reduce {
 // For calls of few rows, where a CTA is alone on its SM and the time is one warp's chain of
 // instructions: the write pass is the longest part of it (RESULTS.md, thirty-sixth session).
 // The arithmetic of every element is unchanged, so are the bits.
+// kRows (CtaRows::one_phase, phased kernels of warp rows): the CTA's rows share one
+// phase; the first row's threads read the parameter vectors into shared memory during the load, and
+// every row's write pass takes them from there (one LDS.128 a vector, where each row read the two
+// words a vector straddles and shifted them). The same values, so the same bits.
 template <class Policy, class TIn, class TOut, RowShape kShape, RowAlignment kAlign = RowAlignment::general,
-          bool kHelped = false>
+          CtaRows kRows = CtaRows::independent>
 class RowAgent {
  public:
+  static constexpr bool kHelped = kRows == CtaRows::helped;
+  static constexpr bool kSharesParams = kRows == CtaRows::one_phase;
   static constexpr bool kAligned = kAlign == RowAlignment::aligned;
   static constexpr int kVec = 16 / int(sizeof(TIn));
   static constexpr int kChunks = chunks_of(kShape);
@@ -73,6 +79,12 @@ class RowAgent {
   // Partial vectors out of line in the cluster kernel only (row_epilogue.cuh says why).
   static constexpr bool kOutline = kShape == RowShape::cluster;
   static_assert(!kHelped || (kChunks == 2 && kShape != RowShape::cluster), "helpers take the second of two chunks");
+  // Whether a phased kernel of this shape may share its parameters (CtaRows::one_phase): warp rows,
+  // two a CTA where the call has rows enough, parameters read in the write pass, not held. (Sub-warp
+  // rows could too, but no benchmark shape measures them, and the f16 LayerNorm kernel spilled.)
+  static constexpr bool kCanSharePhase =
+      kAlign == RowAlignment::phased && kHasEpilogue<Policy> && !kHoldsParams && kShape == RowShape::warps;
+  static_assert(!kSharesParams || kCanSharePhase, "one_phase: the phased kernels of warp rows");
 
   __device__ RowAgent(const RowParams& p, ReducerStorage& storage, std::int64_t row, int rank, int vectors_per_cta)
       : p_(p), reducer_(storage, blockDim.x), row_(row), active_(row < p.rows),
@@ -104,7 +116,7 @@ class RowAgent {
     load();
     allow_next_grid();  // the row is in registers: the next kernel may be scheduled
     const typename Policy::Stats stats = Policy::statistics(*this, p_);
-    store(stats);
+    store(stats);  // (kSharesParams: the shared parameters are visible after the reductions' barriers)
   }
 
   // --- what a policy may ask of the row ---------------------------------------------------------
@@ -173,7 +185,9 @@ class RowAgent {
     for (int c = 0; c < kChunks; ++c)
       if (live(c) && reads(c)) read_input(x_[c], in_row, c);
     if constexpr (kHasEpilogue<Policy>) table_index_ = RowEpilogue::table_index(p_, row_);
-    if constexpr (kAlign == RowAlignment::phased && !kHoldsParams) {
+    if constexpr (kSharesParams) {
+      if (threadIdx.y == 0) share_params();
+    } else if constexpr (kAlign == RowAlignment::phased && !kHoldsParams) {
       if (p_.prefetch_params) {
         const RowEpilogue epilogue(p_, table_index_);
 #pragma unroll
@@ -202,6 +216,28 @@ class RowAgent {
         }
       }
     }
+  }
+
+  // kSharesParams, the CTA's first row: its weight and bias vectors into shared memory, for every
+  // row of the CTA (row 0 is active wherever any row of the CTA is).
+  __device__ void share_params() const {
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c) {
+      if (!live(c)) continue;
+      if (p_.weight) read_param(shared_params()[0][c][threadIdx.x], p_.weight, c);
+      if (Policy::kTakesBias && p_.bias) read_param(shared_params()[1][c][threadIdx.x], p_.bias, c);
+    }
+  }
+  // [weight, bias][chunk][thread of a row]. Declared here, so only the one_phase kernels hold it.
+  using SharedParams = Fragment<TIn, kVec>[Policy::kTakesBias ? 2 : 1][kChunks][max_threads_of(kShape)];
+  __device__ static SharedParams& shared_params() {
+    __shared__ SharedParams params;
+    return params;
+  }
+  // Parameter k's (0: weight, 1: bias) vector of chunk c, held in registers or shared by the CTA.
+  __device__ const Fragment<TIn, kVec>& held_param(int k, int c) const {
+    if constexpr (kSharesParams) return shared_params()[Policy::kTakesBias ? k : 0][c][threadIdx.x];
+    else return k == 0 ? params_.weight[c] : params_.bias[Policy::kTakesBias ? c : 0];
   }
 
   // The held vectors of one parameter (kHoldsParams).
@@ -310,7 +346,7 @@ class RowAgent {
     TOut* out_row = static_cast<TOut*>(p_.out) + row_ * p_.out_stride;
 #pragma unroll
     for (int c = 0; c < kChunks; ++c)
-      if (live(c) && writes(c)) write_normalized<kSteps, kHoldsParams>(out_row, x_[c], c, stats, epilogue);
+      if (live(c) && writes(c)) write_normalized<kSteps, kHoldsParams || kSharesParams>(out_row, x_[c], c, stats, epilogue);
     if constexpr (kSpills)  // no held parameters: the spilled vector's are read here
       if (spills_) write_normalized<kSteps, false>(out_row, spill(), kChunks, stats, epilogue);
   }
@@ -324,8 +360,8 @@ class RowAgent {
     for (int e = 0; e < kVec; ++e) y[e] = Policy::normalize(y[e], stats);
     if constexpr (kHeld) {
       float w[kVec], b[kVec];
-      to_floats(w, params_.weight[c]);
-      if constexpr (Policy::kTakesBias) to_floats(b, params_.bias[c]);
+      to_floats(w, held_param(0, c));
+      if constexpr (Policy::kTakesBias) to_floats(b, held_param(1, c));
       epilogue.apply<kOutline, kAlign, TIn, kSteps, Policy::kTakesBias>(y, w, b, col(c));
     } else if constexpr (kHasEpilogue<Policy>) {
       epilogue.apply<kOutline, kAlign, TIn, kSteps, Policy::kTakesBias>(y, col(c));

@@ -10,14 +10,20 @@ namespace fusekit::reduce {
 // Rows per CTA = blockDim.y; threads per row = blockDim.x. Each RowAlignment is a kernel of its
 // own: inside one kernel the general agent's registers set the aligned one's occupancy too (60
 // registers a thread against 32; RESULTS.md, nineteenth session).
-// kHelped: one row a CTA, blockDim.y == 2, the second group of threads its helpers (RowAgent).
-template <class Policy, class TIn, class TOut, RowShape kShape, RowAlignment kAlign, bool kHelped = false>
+// kRows (CtaRows): helped, one row a CTA, blockDim.y == 2, the second group of threads its helpers;
+// one_phase, CTA b of each group of 8 holds rows 8 * blockDim.y * (b / 8) + b % 8 + 8 * y (so
+// ceil(rows / (8 * blockDim.y)) * 8 CTAs), rows of one phase (RowAgent).
+template <class Policy, class TIn, class TOut, RowShape kShape, RowAlignment kAlign,
+          CtaRows kRows = CtaRows::independent>
 __global__ void __launch_bounds__(max_threads_of(kShape)) row_kernel(const RowParams p, int vectors_per_row) {
   static_assert(kShape != RowShape::cluster);
   __shared__ ReducerStorage storage;
   wait_for_prior_grid();  // launched with PDL: no global access before the previous grid is done
-  const std::int64_t row = kHelped ? std::int64_t(blockIdx.x) : std::int64_t(blockIdx.x) * blockDim.y + threadIdx.y;
-  RowAgent<Policy, TIn, TOut, kShape, kAlign, kHelped>(p, storage, row, 0, vectors_per_row).run();
+  const std::int64_t b = blockIdx.x, per = blockDim.y, y = threadIdx.y;
+  const std::int64_t row = kRows == CtaRows::helped      ? b
+                           : kRows == CtaRows::one_phase ? 8 * per * (b / 8) + b % 8 + 8 * y
+                                                         : b * per + y;
+  RowAgent<Policy, TIn, TOut, kShape, kAlign, kRows>(p, storage, row, 0, vectors_per_row).run();
 }
 
 // One row per cluster of gridDim.x / rows CTAs; each CTA holds vectors_per_cta vectors of it.

@@ -60,4 +60,15 @@ enum class RowAlignment : std::uint8_t {
   aligned,  // vectors_aligned: every vector one aligned access, no tests
 };
 
+// How the rows of a register kernel's CTA (threadIdx.y) are chosen and work together.
+enum class CtaRows : std::uint8_t {
+  independent,  // blockDim.y consecutive rows, each on its own
+  helped,       // one row; the second group of threads (blockDim.y == 2) helps it write (RowAgent)
+  // blockDim.y rows r, r + 8, r + 16, ...: rows of 16-bit elements 8 apart start at the same offset
+  // from a 16-byte boundary, so in the phased kernels they meet the parameters at the same phase;
+  // the first row's threads read each parameter vector (the two words it straddles) once into
+  // shared memory, and every row of the CTA takes it from there.
+  one_phase,
+};
+
 }  // namespace fusekit::reduce
