@@ -84,7 +84,7 @@ class RowAgent {
   // rows could too, but no benchmark shape measures them, and the f16 LayerNorm kernel spilled.)
   static constexpr bool kCanSharePhase =
       kAlign == RowAlignment::phased && kHasEpilogue<Policy> && !kHoldsParams && kShape == RowShape::warps;
-  static_assert(!kSharesParams || kCanSharePhase, "one_phase: the phased kernels of warp rows");
+  static_assert(!kSharesParams || (kCanSharePhase && kChunks == 2), "one_phase: the phased kernels of warp rows");
 
   __device__ RowAgent(const RowParams& p, ReducerStorage& storage, std::int64_t row, int rank, int vectors_per_cta)
       : p_(p), reducer_(storage, blockDim.x), row_(row), active_(row < p.rows),
@@ -186,7 +186,7 @@ class RowAgent {
       if (live(c) && reads(c)) read_input(x_[c], in_row, c);
     if constexpr (kHasEpilogue<Policy>) table_index_ = RowEpilogue::table_index(p_, row_);
     if constexpr (kSharesParams) {
-      if (threadIdx.y == 0) share_params();
+      share_params();
     } else if constexpr (kAlign == RowAlignment::phased && !kHoldsParams) {
       if (p_.prefetch_params) {
         const RowEpilogue epilogue(p_, table_index_);
@@ -218,12 +218,16 @@ class RowAgent {
     }
   }
 
-  // kSharesParams, the CTA's first row: its weight and bias vectors into shared memory, for every
-  // row of the CTA (row 0 is active wherever any row of the CTA is).
+  // kSharesParams: the weight and bias vectors into shared memory, for every row of the CTA. Row y
+  // reads chunk y (row 0 the second too where row 1 is past the matrix's end: row 0 is active
+  // wherever any row of the CTA is), so that no row's threads reach the first barrier carrying all
+  // of the reads.
   __device__ void share_params() const {
+    const int y = int(threadIdx.y);
+    const bool second_active = blockDim.y > 1 && row_ - 8 * y + 8 < p_.rows;
 #pragma unroll
     for (int c = 0; c < kChunks; ++c) {
-      if (!live(c)) continue;
+      if (!live(c) || !(c == y || (y == 0 && !second_active))) continue;
       if (p_.weight) read_param(shared_params()[0][c][threadIdx.x], p_.weight, c);
       if (Policy::kTakesBias && p_.bias) read_param(shared_params()[1][c][threadIdx.x], p_.bias, c);
     }
