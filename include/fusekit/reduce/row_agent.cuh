@@ -36,10 +36,10 @@ namespace fusekit::reduce {
 // For calls of few rows, where a CTA is alone on its SM and the time is one warp's chain of
 // instructions: the write pass is the longest part of it (RESULTS.md, thirty-sixth session).
 // The arithmetic of every element is unchanged, so are the bits.
-// kRows (CtaRows::one_phase, phased kernels of warp rows): the CTA's rows share one
-// phase; the first row's threads read the parameter vectors into shared memory during the load, and
-// every row's write pass takes them from there (one LDS.128 a vector, where each row read the two
-// words a vector straddles and shifted them). The same values, so the same bits.
+// kRows (CtaRows::one_phase, phased kernels of warp rows): the CTA's rows share one phase; during
+// the load each row's threads put a chunk of the parameter vectors into shared memory
+// (share_params), and every row's write pass takes them from there (one LDS.128 a vector, where
+// each row read the two words a vector straddles and shifted them). The same values, so the same bits.
 template <class Policy, class TIn, class TOut, RowShape kShape, RowAlignment kAlign = RowAlignment::general,
           CtaRows kRows = CtaRows::independent>
 class RowAgent {

@@ -66,8 +66,8 @@ enum class CtaRows : std::uint8_t {
   helped,       // one row; the second group of threads (blockDim.y == 2) helps it write (RowAgent)
   // blockDim.y rows r, r + 8, r + 16, ...: rows of 16-bit elements 8 apart start at the same offset
   // from a 16-byte boundary, so in the phased kernels they meet the parameters at the same phase;
-  // the first row's threads read each parameter vector (the two words it straddles) once into
-  // shared memory, and every row of the CTA takes it from there.
+  // each parameter vector (the two words it straddles) is read once into shared memory, by one of
+  // the rows, and every row of the CTA takes it from there.
   one_phase,
 };
 
