@@ -202,7 +202,7 @@ Status launch_aligned_as(const RowParams& p, const RowConfig& cfg, LaunchShape s
   if constexpr (RowAgent<Policy, TIn, TOut, kShape, kAlign>::kCanSharePhase) {
     const std::int64_t per = shape.block.y;
     if (per > 1 && (p.weight || p.bias) && phased_rows_share_params().load()) {
-      shape.grid = dim3(unsigned((p.rows + 8 * per - 1) / (8 * per) * 8));
+      shape.grid = dim3(unsigned(one_phase_ctas(p.rows, per)));
       return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, kAlign, CtaRows::one_phase>, shape, stream, p, cfg.vectors);
     }
   }

@@ -224,7 +224,7 @@ class RowAgent {
   // of the reads.
   __device__ void share_params() const {
     const int y = int(threadIdx.y);
-    const bool second_active = blockDim.y > 1 && row_ - 8 * y + 8 < p_.rows;
+    const bool second_active = blockDim.y > 1 && row_ - kPhaseRows * y + kPhaseRows < p_.rows;
 #pragma unroll
     for (int c = 0; c < kChunks; ++c) {
       if (!live(c) || !(c == y || (y == 0 && !second_active))) continue;

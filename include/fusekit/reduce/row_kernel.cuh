@@ -11,8 +11,7 @@ namespace fusekit::reduce {
 // own: inside one kernel the general agent's registers set the aligned one's occupancy too (60
 // registers a thread against 32; RESULTS.md, nineteenth session).
 // kRows (CtaRows): helped, one row a CTA, blockDim.y == 2, the second group of threads its helpers;
-// one_phase, CTA b of each group of 8 holds rows 8 * blockDim.y * (b / 8) + b % 8 + 8 * y (so
-// ceil(rows / (8 * blockDim.y)) * 8 CTAs), rows of one phase (RowAgent).
+// one_phase, rows of one phase (kPhaseRows, RowAgent).
 template <class Policy, class TIn, class TOut, RowShape kShape, RowAlignment kAlign,
           CtaRows kRows = CtaRows::independent>
 __global__ void __launch_bounds__(max_threads_of(kShape)) row_kernel(const RowParams p, int vectors_per_row) {
@@ -21,7 +20,7 @@ __global__ void __launch_bounds__(max_threads_of(kShape)) row_kernel(const RowPa
   wait_for_prior_grid();  // launched with PDL: no global access before the previous grid is done
   const std::int64_t b = blockIdx.x, per = blockDim.y, y = threadIdx.y;
   const std::int64_t row = kRows == CtaRows::helped      ? b
-                           : kRows == CtaRows::one_phase ? 8 * per * (b / 8) + b % 8 + 8 * y
+                           : kRows == CtaRows::one_phase ? kPhaseRows * per * (b / kPhaseRows) + b % kPhaseRows + kPhaseRows * y
                                                          : b * per + y;
   RowAgent<Policy, TIn, TOut, kShape, kAlign, kRows>(p, storage, row, 0, vectors_per_row).run();
 }

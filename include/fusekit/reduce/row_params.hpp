@@ -71,4 +71,12 @@ enum class CtaRows : std::uint8_t {
   one_phase,
 };
 
+// CtaRows::one_phase: rows this many apart share a phase. CTA b of each group of kPhaseRows CTAs
+// holds rows kPhaseRows * per * (b / kPhaseRows) + b % kPhaseRows + kPhaseRows * y, y < per
+// (row_kernel); a call of `rows` rows takes one_phase_ctas of them (up to kPhaseRows - 1 idle).
+inline constexpr int kPhaseRows = 8;
+constexpr std::int64_t one_phase_ctas(std::int64_t rows, std::int64_t per) {
+  return (rows + kPhaseRows * per - 1) / (kPhaseRows * per) * kPhaseRows;
+}
+
 }  // namespace fusekit::reduce

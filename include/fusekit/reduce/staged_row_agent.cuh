@@ -193,7 +193,6 @@ template <class Policy, class TIn, class TOut, bool kSliced = false> class Stage
     return x;
   }
 
-
   __device__ void store(const typename Policy::Stats& stats, const RowEpilogue& epilogue) {
     if (p_.stats && tid() == 0 && slice_.lo == 0) Policy::export_stats(p_.stats + row_ * Policy::kStats, stats);
     TOut* out_row = static_cast<TOut*>(p_.out) + row_ * p_.out_stride;
