@@ -233,14 +233,15 @@ inline void apply_slice_override() {
 }
 
 // FUSEKIT_PHASED=off|on|prefetch: which kernels take 16-bit rows off their alignment with aligned
-// parameters (reduce::phased_rows()); FUSEKIT_PHASED_SHARE=off|on: whether their CTAs of several rows
-// take rows of one phase and share the parameters (reduce::phased_rows_share_params()). Unset, the
-// library's choice.
+// parameters (reduce::phased_rows()); FUSEKIT_SHARE_PARAMS=none|phased|all: which kernels' CTAs of
+// several warp rows share the parameters (reduce::row_param_sharing()). Unset, the library's choice.
 inline void apply_phased_override() {
   using reduce::PhasedRows;
   apply_env_choice("FUSEKIT_PHASED", reduce::phased_rows(),
                    {{"off", PhasedRows::off}, {"on", PhasedRows::on}, {"prefetch", PhasedRows::prefetch}});
-  apply_env_choice("FUSEKIT_PHASED_SHARE", reduce::phased_rows_share_params(), {{"off", false}, {"on", true}});
+  using reduce::ParamSharing;
+  apply_env_choice("FUSEKIT_SHARE_PARAMS", reduce::row_param_sharing(),
+                   {{"none", ParamSharing::none}, {"phased", ParamSharing::phased}, {"all", ParamSharing::all}});
 }
 
 // FUSEKIT_ROW_VPT=2|4|8: vectors a thread of the register kernels' one-CTA rows

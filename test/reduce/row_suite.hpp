@@ -239,7 +239,9 @@ template <RowOp kOp> void apply_norm_options(RowCase& c, const NormOptionSet& op
 // summed in another order: that is the batch-invariance test's business, not this one's.) Over
 // every option set: the aligned kernels compile a write loop for each common one (no options,
 // weight, weight and bias, modulation, weight and modulation) and test the options per vector for
-// the rest (a weight offset, a bad table index).
+// the rest (a weight offset, a bad table index). 16-bit rows of 1024 and 2048 go four and two a
+// CTA, whose aligned kernels share their parameters (CtaRows::sharing; 1103 and 601 rows leave the
+// last CTA part-filled): the same bits as with each row holding its own.
 template <RowOp kOp> void suite_paths_agree() {
   struct Shape {
     DType in, out;
@@ -248,7 +250,9 @@ template <RowOp kOp> void suite_paths_agree() {
   const Shape shapes[] = {{DType::bf16, DType::bf16, 300, 256},  {DType::bf16, DType::bf16, 64, 4096},
                           {DType::bf16, DType::f32, 37, 6144},   {DType::f32, DType::f32, 129, 1024},
                           {DType::f32, DType::bf16, 16, 4096},   {DType::f16, DType::f16, 8, 8192},
-                          {DType::bf16, DType::bf16, 4, 65536},  {DType::f32, DType::f32, 2, 262144}};  // clusters
+                          {DType::bf16, DType::bf16, 4, 65536},  {DType::f32, DType::f32, 2, 262144},  // clusters
+                          {DType::bf16, DType::bf16, 1103, 1024}, {DType::f16, DType::f16, 1103, 1024},
+                          {DType::bf16, DType::f32, 601, 2048}};
   const NormOptionSet option_sets[] = {{"none", false, false, false, false, 0.f},
                                        {"weight", true, false, false, false, 0.f},
                                        {"weight, bias", true, true, false, false, 0.f},
@@ -268,6 +272,12 @@ template <RowOp kOp> void suite_paths_agree() {
       const std::uint64_t seed = fresh_seed();
       const RowRun aligned = check_case<kOp>(c, seed);
       REQUIRE(aligned.vectors_aligned);  // else both runs below would take the general path
+      if constexpr (kOp != RowOp::softmax) {
+        const RestoreOnExit restore(reduce::row_param_sharing());
+        reduce::row_param_sharing() = reduce::ParamSharing::phased;
+        const RowRun unshared = check_case<kOp>(c, seed);
+        CHECK_MESSAGE(aligned.out_bytes == unshared.out_bytes, "aligned kernels with and without shared parameters differ");
+      }
       RowCase out_off = c;
       out_off.out_stride = c.cols + 1;
       const RowRun unaligned = check_case<kOp>(out_off, seed);
@@ -329,7 +339,7 @@ template <RowOp kOp> void suite_phased_agree() {
                                        {"weight, bias, modulation, a bad index", true, true, true, true, 0.f},
                                        {"weight offset", true, false, false, false, 1.f}};
   const RestoreOnExit restore(reduce::phased_rows());
-  const RestoreOnExit restore_share(reduce::phased_rows_share_params());
+  const RestoreOnExit restore_share(reduce::row_param_sharing());
   for (const ShiftedShape& sh : shapes)
     for (const NormOptionSet& opt : option_sets) {
       if (repeats_another<kOp>(opt)) continue;
@@ -343,11 +353,11 @@ template <RowOp kOp> void suite_phased_agree() {
                 << " options: " << std::string(opt.name));
       const std::uint64_t seed = fresh_seed();
       reduce::phased_rows() = reduce::PhasedRows::on;
-      reduce::phased_rows_share_params() = true;
+      reduce::row_param_sharing() = reduce::ParamSharing::all;
       const RowRun phased = check_case<kOp>(c, seed);
       CHECK_FALSE(phased.vectors_aligned);
       CHECK(phased.params_aligned == !(opt.modulation && sh.cols % 8 != 0));
-      reduce::phased_rows_share_params() = false;
+      reduce::row_param_sharing() = reduce::ParamSharing::none;
       const RowRun unshared = check_case<kOp>(c, seed);
       reduce::phased_rows() = reduce::PhasedRows::prefetch;
       const RowRun prefetched = check_case<kOp>(c, seed);

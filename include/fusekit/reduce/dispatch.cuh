@@ -182,15 +182,20 @@ inline bool takes_helpers(DType in, const RowConfig& cfg, std::int64_t rows, int
          per_cta == 1 && rows <= sm_count && row_write_helpers().load();
 }
 
-// Process-wide: whether the phased kernels' CTAs of several rows take rows of one phase and share
-// their parameters (CtaRows::one_phase; the same bits either way). For the tests and benchmark sweeps.
-inline std::atomic<bool>& phased_rows_share_params() {
-  static std::atomic<bool> on{true};
-  return on;
+// Process-wide: which kernels of warp rows, several a CTA, share their parameter vectors through
+// shared memory: none, the phased ones only (their CTAs take rows of one phase, CtaRows::one_phase),
+// or the aligned ones too (CtaRows::sharing, in place of registers). The same bits either way. For
+// the tests and benchmark sweeps. (CTAs of one row staging their parameters so ran 0.84-0.97x:
+// H100, forty-third session.)
+enum class ParamSharing : std::uint8_t { none, phased, all };
+inline std::atomic<ParamSharing>& row_param_sharing() {
+  static std::atomic<ParamSharing> choice{ParamSharing::all};
+  return choice;
 }
 
 // An aligned or phased kernel, helped where the call takes helpers (compiled for 16-bit 'warps'
-// rows); a phased kernel of several rows a CTA with parameters takes rows of one phase.
+// rows); a kernel of several warp rows a CTA with parameters shares them (a phased one takes rows
+// of one phase).
 template <class Policy, class TIn, class TOut, RowShape kShape, RowAlignment kAlign>
 Status launch_aligned_as(const RowParams& p, const RowConfig& cfg, LaunchShape shape, bool helped, cudaStream_t stream) {
   if constexpr (kShape == RowShape::warps && sizeof(TIn) == 2 && kAlign != RowAlignment::general) {
@@ -199,11 +204,17 @@ Status launch_aligned_as(const RowParams& p, const RowConfig& cfg, LaunchShape s
       return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, kAlign, CtaRows::helped>, shape, stream, p, cfg.vectors);
     }
   }
-  if constexpr (RowAgent<Policy, TIn, TOut, kShape, kAlign>::kCanSharePhase) {
+  if constexpr (RowAgent<Policy, TIn, TOut, kShape, kAlign>::kCanShareParams) {
     const std::int64_t per = shape.block.y;
-    if (per > 1 && (p.weight || p.bias) && phased_rows_share_params().load()) {
-      shape.grid = dim3(unsigned(one_phase_ctas(p.rows, per)));
-      return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, kAlign, CtaRows::one_phase>, shape, stream, p, cfg.vectors);
+    const ParamSharing sharing = row_param_sharing().load();
+    // (rows_per_cta gives powers of two: RowAgent::share_params deals the reads by per - 1.)
+    if (per > 1 && (per & (per - 1)) == 0 && (p.weight || p.bias) && sharing != ParamSharing::none) {
+      if constexpr (kAlign == RowAlignment::phased) {
+        shape.grid = dim3(unsigned(one_phase_ctas(p.rows, per)));
+        return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, kAlign, CtaRows::one_phase>, shape, stream, p, cfg.vectors);
+      } else if (sharing != ParamSharing::phased) {
+        return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, kAlign, CtaRows::sharing>, shape, stream, p, cfg.vectors);
+      }
     }
   }
   return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, kAlign>, shape, stream, p, cfg.vectors);

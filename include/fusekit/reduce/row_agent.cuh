@@ -40,12 +40,14 @@ namespace fusekit::reduce {
 // the load each row's threads put a chunk of the parameter vectors into shared memory
 // (share_params), and every row's write pass takes them from there (one LDS.128 a vector, where
 // each row read the two words a vector straddles and shifted them). The same values, so the same bits.
+// CtaRows::sharing does the same for the aligned kernels of warp rows, in place of holding the
+// parameters in registers row by row.
 template <class Policy, class TIn, class TOut, RowShape kShape, RowAlignment kAlign = RowAlignment::general,
           CtaRows kRows = CtaRows::independent>
 class RowAgent {
  public:
   static constexpr bool kHelped = kRows == CtaRows::helped;
-  static constexpr bool kSharesParams = kRows == CtaRows::one_phase;
+  static constexpr bool kSharesParams = kRows == CtaRows::one_phase || kRows == CtaRows::sharing;
   static constexpr bool kAligned = kAlign == RowAlignment::aligned;
   static constexpr int kVec = 16 / int(sizeof(TIn));
   static constexpr int kChunks = chunks_of(kShape);
@@ -73,18 +75,32 @@ class RowAgent {
 #else
   static constexpr bool kPhasedHolds = false;
 #endif
+  // CTAs that share their parameters (kSharesParams) read them from shared memory instead.
   static constexpr bool kHoldsParams = (kAligned || (kAlign == RowAlignment::phased && kPhasedHolds)) &&
                                        kHasEpilogue<Policy> && kShape != RowShape::cluster && sizeof(TIn) == 2 &&
-                                       !(Policy::kTakesBias && kShape == RowShape::block);
+                                       !(Policy::kTakesBias && kShape == RowShape::block) && !kSharesParams;
+  // CTAs an SM the kernel is compiled for (__launch_bounds__; 0: ptxas's choice). The kernels whose
+  // rows share their parameters (kSharesParams; 256 threads a CTA or fewer): 6, 40 registers
+  // a thread. ptxas gave bf16 LayerNorm 48 (5 CTAs an SM): bounded, the aligned kernel has no spill
+  // and ran 8192 x 1024 1.04-1.05x, the phased bf16 kernels (47-48) spill 40-68 bytes and ran
+  // 5462 x 1537 1.01-1.05x (H100 and H200, forty-third session). Not the phased f16 kernels: they
+  // spill 96-164 bytes so, and no benchmark measures them. The kernels that hold their parameters
+  // spilled 288 bytes so bounded and ran 0.4-0.7x.
+  static constexpr int kMinCtasPerSm =
+      kSharesParams && (kAligned || !std::is_same_v<TIn, fp16_t>) ? 6 : 0;
   // Partial vectors out of line in the cluster kernel only (row_epilogue.cuh says why).
   static constexpr bool kOutline = kShape == RowShape::cluster;
   static_assert(!kHelped || (kChunks == 2 && kShape != RowShape::cluster), "helpers take the second of two chunks");
-  // Whether a phased kernel of this shape may share its parameters (CtaRows::one_phase): warp rows,
-  // two a CTA where the call has rows enough, parameters read in the write pass, not held. (Sub-warp
-  // rows could too, but no benchmark shape measures them, and the f16 LayerNorm kernel spilled.)
-  static constexpr bool kCanSharePhase =
-      kAlign == RowAlignment::phased && kHasEpilogue<Policy> && !kHoldsParams && kShape == RowShape::warps;
-  static_assert(!kSharesParams || (kCanSharePhase && kChunks == 2), "one_phase: the phased kernels of warp rows");
+  // Whether a kernel of this shape may share its parameters between the CTA's rows: 16-bit warp
+  // rows (two or four a CTA where the call has rows enough), aligned (CtaRows::sharing) or phased
+  // and not holding (CtaRows::one_phase). (Not f32 rows, which read their parameters at the store:
+  // shared, f32 8192 x 1024 ran 0.96-0.99x; H100, forty-third session. Sub-warp rows could, but
+  // no benchmark shape measures them, and the f16 LayerNorm phased kernel spilled.)
+  static constexpr bool kCanShareParams =
+      kHasEpilogue<Policy> && kShape == RowShape::warps && sizeof(TIn) == 2 &&
+      (kAligned || (kAlign == RowAlignment::phased && !kPhasedHolds));
+  static_assert(!kSharesParams || (kCanShareParams && (kRows == CtaRows::sharing) == kAligned),
+                "one_phase: phased kernels of warp rows; sharing: aligned ones");
 
   __device__ RowAgent(const RowParams& p, ReducerStorage& storage, std::int64_t row, int rank, int vectors_per_cta)
       : p_(p), reducer_(storage, blockDim.x), row_(row), active_(row < p.rows),
@@ -218,21 +234,28 @@ class RowAgent {
     }
   }
 
-  // kSharesParams: the weight and bias vectors into shared memory, for every row of the CTA. Row y
-  // reads chunk y (row 0 the second too where row 1 is past the matrix's end: row 0 is active
-  // wherever any row of the CTA is), so that no row's threads reach the first barrier carrying all
-  // of the reads.
+  // kSharesParams: the weight and bias vectors into shared memory, for every row of the CTA. The
+  // chunks of the parameters (weight chunk 0, 1, then bias chunk 0, 1) are dealt to the CTA's rows
+  // in turn, row 0 taking those of rows past the matrix's end (row 0 is inside wherever any row of
+  // the CTA is), so that no row's threads reach the first barrier carrying all of the reads.
   __device__ void share_params() const {
-    const int y = int(threadIdx.y);
-    const bool second_active = blockDim.y > 1 && row_ - kPhaseRows * y + kPhaseRows < p_.rows;
+    const int y = int(threadIdx.y), per = int(blockDim.y);  // per: 2 or 4 (the dispatch's)
+    const std::int64_t step = kRows == CtaRows::one_phase ? kPhaseRows : 1;  // between the CTA's rows
 #pragma unroll
-    for (int c = 0; c < kChunks; ++c) {
-      if (!live(c) || !(c == y || (y == 0 && !second_active))) continue;
-      if (p_.weight) read_param(shared_params()[0][c][threadIdx.x], p_.weight, c);
-      if (Policy::kTakesBias && p_.bias) read_param(shared_params()[1][c][threadIdx.x], p_.bias, c);
-    }
+    for (int k = 0; k < (Policy::kTakesBias ? 2 : 1); ++k)
+#pragma unroll
+      for (int c = 0; c < kChunks; ++c) {
+        // Item k * kChunks + c goes to row item % per, or to row 0 where that row is past the end
+        // (row 0 is the CTA's first, row_ - step * y). Unrolled, items 0 and 1 know their row. (As a
+        // loop over each row's items this cost the phased kernels 1.5-4%: H100, forty-third session.)
+        const int item = k * kChunks + c, reader = item < 2 ? item : item & (per - 1);
+        const bool reader_past_end = row_ + step * (reader - y) >= p_.rows;
+        if (!live(c) || !(reader == y || (y == 0 && reader_past_end))) continue;
+        const void* param = k == 0 ? p_.weight : p_.bias;
+        if (param) read_param(shared_params()[k][c][threadIdx.x], param, c);
+      }
   }
-  // [weight, bias][chunk][thread of a row]. Declared here, so only the one_phase kernels hold it.
+  // [weight, bias][chunk][thread of a row]. Declared here, so only the sharing kernels hold it.
   using SharedParams = Fragment<TIn, kVec>[Policy::kTakesBias ? 2 : 1][kChunks][max_threads_of(kShape)];
   __device__ static SharedParams& shared_params() {
     __shared__ SharedParams params;

@@ -11,10 +11,12 @@ namespace fusekit::reduce {
 // own: inside one kernel the general agent's registers set the aligned one's occupancy too (60
 // registers a thread against 32; RESULTS.md, nineteenth session).
 // kRows (CtaRows): helped, one row a CTA, blockDim.y == 2, the second group of threads its helpers;
-// one_phase, rows of one phase (kPhaseRows, RowAgent).
+// one_phase, rows of one phase (kPhaseRows, RowAgent); sharing, consecutive rows as independent's that
+// share their parameter vectors.
 template <class Policy, class TIn, class TOut, RowShape kShape, RowAlignment kAlign,
           CtaRows kRows = CtaRows::independent>
-__global__ void __launch_bounds__(max_threads_of(kShape)) row_kernel(const RowParams p, int vectors_per_row) {
+__global__ void __launch_bounds__(max_threads_of(kShape), (RowAgent<Policy, TIn, TOut, kShape, kAlign, kRows>::kMinCtasPerSm))
+    row_kernel(const RowParams p, int vectors_per_row) {
   static_assert(kShape != RowShape::cluster);
   __shared__ ReducerStorage storage;
   wait_for_prior_grid();  // launched with PDL: no global access before the previous grid is done

@@ -69,6 +69,9 @@ enum class CtaRows : std::uint8_t {
   // each parameter vector (the two words it straddles) is read once into shared memory, by one of
   // the rows, and every row of the CTA takes it from there.
   one_phase,
+  // blockDim.y consecutive rows of an aligned kernel (every row starts on a vector, so all are at
+  // one phase) that read the parameter vectors once into shared memory, as one_phase does.
+  sharing,
 };
 
 // CtaRows::one_phase: rows this many apart share a phase. CTA b of each group of kPhaseRows CTAs
