@@ -261,6 +261,7 @@ template <RowOp kOp> void suite_paths_agree() {
                                        {"weight, modulation", true, false, true, false, 0.f},
                                        {"weight, bias, modulation, a bad index", true, true, true, true, 0.f},
                                        {"weight offset, modulation", true, false, true, false, 1.f}};
+  const RestoreOnExit restore(reduce::row_param_sharing());
   for (const Shape& sh : shapes)
     for (const NormOptionSet& opt : option_sets) {
       if (kOp == RowOp::softmax && (opt.weight || opt.modulation)) continue;  // softmax takes no options
@@ -271,12 +272,11 @@ template <RowOp kOp> void suite_paths_agree() {
       INFO("N " << sh.cols << " rows " << sh.rows << " " << std::string(dtype_name(sh.in)) << "->"
                 << std::string(dtype_name(sh.out)) << " options: " << std::string(opt.name));
       const std::uint64_t seed = fresh_seed();
-      const RestoreOnExit restore_sharing(reduce::row_param_sharing());
       reduce::row_param_sharing() = reduce::ParamSharing::all;
       const RowRun aligned = check_case<kOp>(c, seed);
       REQUIRE(aligned.vectors_aligned);  // else both runs below would take the general path
       if constexpr (kOp != RowOp::softmax) {
-        const RestoreOnExit restore(reduce::row_param_sharing());
+        // (phased differs from all on the aligned kernels only: the runs below are not aligned.)
         reduce::row_param_sharing() = reduce::ParamSharing::phased;
         const RowRun unshared = check_case<kOp>(c, seed);
         CHECK_MESSAGE(aligned.out_bytes == unshared.out_bytes, "aligned kernels with and without shared parameters differ");

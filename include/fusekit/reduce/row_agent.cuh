@@ -236,10 +236,10 @@ class RowAgent {
 
   // kSharesParams: the weight and bias vectors into shared memory, for every row of the CTA. (Warp
   // rows have 64 threads or more, so the reductions' cross-warp step, a CTA barrier, makes them
-  // visible to every row before its write pass.) The
-  // chunks of the parameters (weight chunk 0, 1, then bias chunk 0, 1) are dealt to the CTA's rows
-  // in turn, row 0 taking those of rows past the matrix's end (row 0 is inside wherever any row of
-  // the CTA is), so that no row's threads reach the first barrier carrying all of the reads.
+  // visible to every row before its write pass.) The chunks of the parameters (weight chunk 0, 1,
+  // then bias chunk 0, 1) are dealt to the CTA's rows in turn, row 0 taking those of rows past the
+  // matrix's end (row 0 is inside wherever any row of the CTA is), so that no row's threads reach
+  // the first barrier carrying all of the reads.
   __device__ void share_params() const {
     const int y = int(threadIdx.y), per = int(blockDim.y);  // per: 2 or 4 (the dispatch's)
     const std::int64_t step = kRows == CtaRows::one_phase ? kPhaseRows : 1;  // between the CTA's rows
