@@ -240,20 +240,26 @@ template <RowOp kOp> void apply_norm_options(RowCase& c, const NormOptionSet& op
 // every option set: the aligned kernels compile a write loop for each common one (no options,
 // weight, weight and bias, modulation, weight and modulation) and test the options per vector for
 // the rest (a weight offset, a bad table index). 16-bit rows of 1024 and 2048 go four and two a
-// CTA on a GPU of up to 138 SMs, whose aligned kernels share their parameters (CtaRows::sharing;
-// 1103, 1101 and 601 rows leave the last CTA's rows 3, 1 and 1 inside the matrix, so row 0 reads
-// the others' chunks): the same bits as with each row holding its own.
+// CTA where the call has two CTAs an SM of them (rows sized from the SM count: 8 x 132 + 7 on an
+// H200), and their aligned kernels with parameters share them (CtaRows::sharing, asserted from the
+// call's plan; rows 8s + 7, 8s + 5 and 4s + 1 leave the last CTA's rows 3, 1 and 1 inside the
+// matrix, so row 0 reads the others' chunks): the same bits as with each row holding its own.
 template <RowOp kOp> void suite_paths_agree() {
   struct Shape {
     DType in, out;
     std::int64_t rows, cols;
+    bool shares = false;  // the aligned kernels share the CTA's parameters
   };
+  int device = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const std::int64_t four_a_cta = 8 * std::int64_t(sms), two_a_cta = 4 * std::int64_t(sms);
   const Shape shapes[] = {{DType::bf16, DType::bf16, 300, 256},  {DType::bf16, DType::bf16, 64, 4096},
                           {DType::bf16, DType::f32, 37, 6144},   {DType::f32, DType::f32, 129, 1024},
                           {DType::f32, DType::bf16, 16, 4096},   {DType::f16, DType::f16, 8, 8192},
                           {DType::bf16, DType::bf16, 4, 65536},  {DType::f32, DType::f32, 2, 262144},  // clusters
-                          {DType::bf16, DType::bf16, 1103, 1024}, {DType::f16, DType::f16, 1103, 1024},
-                          {DType::bf16, DType::bf16, 1101, 1024}, {DType::bf16, DType::f32, 601, 2048}};
+                          {DType::bf16, DType::bf16, four_a_cta + 7, 1024, true}, {DType::f16, DType::f16, four_a_cta + 7, 1024, true},
+                          {DType::bf16, DType::bf16, four_a_cta + 5, 1024, true}, {DType::bf16, DType::f32, two_a_cta + 1, 2048, true}};
   const NormOptionSet option_sets[] = {{"none", false, false, false, false, 0.f},
                                        {"weight", true, false, false, false, 0.f},
                                        {"weight, bias", true, true, false, false, 0.f},
@@ -276,9 +282,11 @@ template <RowOp kOp> void suite_paths_agree() {
       const RowRun aligned = check_case<kOp>(c, seed);
       REQUIRE(aligned.vectors_aligned);  // else both runs below would take the general path
       if constexpr (kOp != RowOp::softmax) {
+        if (sh.shares && (opt.weight || opt.bias)) REQUIRE(aligned.plan.cta_rows == reduce::CtaRows::sharing);
         // (phased differs from all on the aligned kernels only: the runs below are not aligned.)
         reduce::row_param_sharing() = reduce::ParamSharing::phased;
         const RowRun unshared = check_case<kOp>(c, seed);
+        REQUIRE(unshared.plan.cta_rows != reduce::CtaRows::sharing);
         CHECK_MESSAGE(aligned.out_bytes == unshared.out_bytes, "aligned kernels with and without shared parameters differ");
       }
       RowCase out_off = c;
@@ -343,6 +351,7 @@ template <RowOp kOp> void suite_phased_agree() {
                                        {"weight offset", true, false, false, false, 1.f}};
   const RestoreOnExit restore(reduce::phased_rows());
   const RestoreOnExit restore_share(reduce::row_param_sharing());
+  int one_phase_runs = 0;
   for (const ShiftedShape& sh : shapes)
     for (const NormOptionSet& opt : option_sets) {
       if (repeats_another<kOp>(opt)) continue;
@@ -360,12 +369,21 @@ template <RowOp kOp> void suite_phased_agree() {
       const RowRun phased = check_case<kOp>(c, seed);
       CHECK_FALSE(phased.vectors_aligned);
       CHECK(phased.params_aligned == !(opt.modulation && sh.cols % 8 != 0));
+      const bool shares = (opt.weight || opt.bias) && phased.plan.config.shape == reduce::RowShape::warps &&
+                          phased.plan.rows_per_cta > 1;
+      if (phased.params_aligned) {
+        CHECK(phased.plan.alignment == reduce::RowAlignment::phased);
+        if (shares) CHECK(phased.plan.cta_rows == reduce::CtaRows::one_phase);
+        one_phase_runs += phased.plan.cta_rows == reduce::CtaRows::one_phase;
+      }
       reduce::row_param_sharing() = reduce::ParamSharing::none;
       const RowRun unshared = check_case<kOp>(c, seed);
+      CHECK(unshared.plan.cta_rows != reduce::CtaRows::one_phase);
       reduce::phased_rows() = reduce::PhasedRows::prefetch;
       const RowRun prefetched = check_case<kOp>(c, seed);
       reduce::phased_rows() = reduce::PhasedRows::off;
       const RowRun general = check_case<kOp>(c, seed);
+      CHECK(general.plan.alignment == reduce::RowAlignment::general);
       CHECK_MESSAGE(phased.out_bytes == general.out_bytes, "phased and general kernels differ");
       CHECK_MESSAGE(unshared.out_bytes == general.out_bytes, "phased kernels without shared parameters and general differ");
       CHECK_MESSAGE(prefetched.out_bytes == general.out_bytes, "phased kernels with prefetch and general differ");
@@ -373,6 +391,7 @@ template <RowOp kOp> void suite_phased_agree() {
       CHECK(unshared.residual_out_bytes == general.residual_out_bytes);
       CHECK(prefetched.residual_out_bytes == general.residual_out_bytes);
     }
+  CHECK_MESSAGE(one_phase_runs > 0, "no shape reached the phased kernels that share their parameters");
 }
 
 // Calls of few rows give each row's CTA helpers for its write pass (reduce::row_write_helpers(),
@@ -395,6 +414,7 @@ template <RowOp kOp> void suite_helpers_agree() {
   int device = 0, sm_count = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+  int helped_runs = 0;
   for (const ShiftedShape& sh : shapes) {
     const reduce::RowConfig cfg = reduce::select_row_config(sh.cols, sh.in);
     reduce::row_write_helpers() = true;  // (the last option set's second run left them off)
@@ -415,10 +435,14 @@ template <RowOp kOp> void suite_helpers_agree() {
       const RowRun helped = check_case<kOp>(c, seed);
       reduce::row_write_helpers() = false;
       const RowRun alone = check_case<kOp>(c, seed);
+      CHECK(alone.plan.cta_rows != reduce::CtaRows::helped);
+      if (helped.plan.alignment != reduce::RowAlignment::general) CHECK(helped.plan.cta_rows == reduce::CtaRows::helped);
+      helped_runs += helped.plan.cta_rows == reduce::CtaRows::helped;
       CHECK_MESSAGE(helped.out_bytes == alone.out_bytes, "rows with and without helpers differ");
       CHECK(helped.residual_out_bytes == alone.residual_out_bytes);
     }
   }
+  CHECK_MESSAGE(helped_runs > 0, "no call took helpers");
 }
 
 // Rows split over a cluster at every slice size and vectors a thread the benchmark may ask for

@@ -502,3 +502,109 @@ TEST_CASE("write helpers: 16-bit rows of two chunks on at most 128 threads, one 
   CHECK_FALSE(helped(DType::bf16, 37, 1537));
   row_write_helpers() = true;
 }
+
+namespace {
+// The plan of a call on a 132-SM sm_90 GPU with 227 KB of shared memory a CTA (the H200).
+template <class Policy>
+RowPlan planned(ConstRows in, Rows out, NormOptions o = {}, bool sm90 = true, Status* status = nullptr) {
+  DeviceInfo h200;
+  h200.major = 9;
+  h200.sm_count = 132;
+  h200.max_smem_per_block_optin = 227 * 1024;
+  RowParams p;
+  REQUIRE(validate<Policy>(in, out, o, p).ok());
+  RowPlan plan;
+  const Status s = plan_rows<Policy>(p, in.dtype, h200, sm90, plan);
+  if (status) *status = s;
+  else REQUIRE(s.ok());
+  return plan;
+}
+const void* const fake_weight = reinterpret_cast<const void*>(std::uintptr_t(1) << 40);
+const void* const fake_bias = reinterpret_cast<const void*>(std::uintptr_t(1) << 41);
+}  // namespace
+
+TEST_CASE("plan_rows: the kernel each call reaches, and the choices that move it") {
+  const fusekit::test::RestoreOnExit restore_sharing(row_param_sharing());
+  const fusekit::test::RestoreOnExit restore_phased(phased_rows());
+  const fusekit::test::RestoreOnExit restore_helpers(row_write_helpers());
+  const fusekit::test::RestoreOnExit restore_kernel(row_kernel_choice());
+  const DType bf = DType::bf16;
+  NormOptions weight;
+  weight.weight = {fake_weight, bf, 1024};
+
+  // Aligned 16-bit warp rows, four a CTA (1103 rows: 276 CTAs, two a SM at least), share their weight.
+  RowPlan plan = planned<RmsNormPolicy>({host_in, bf, 1103, 1024, 0}, {host_out, bf, 1103, 1024, 0}, weight);
+  CHECK(plan.staging == Staging::none);
+  CHECK((plan.config.shape == RowShape::warps && plan.config.threads_per_row == 64 && plan.rows_per_cta == 4));
+  CHECK(plan.alignment == RowAlignment::aligned);
+  CHECK(plan.cta_rows == CtaRows::sharing);
+  CHECK(planned<RmsNormPolicy>({host_in, bf, 1103, 1024, 0}, {host_out, bf, 1103, 1024, 0}).cta_rows ==
+        CtaRows::independent);  // nothing to share
+  row_param_sharing() = ParamSharing::phased;
+  CHECK(planned<RmsNormPolicy>({host_in, bf, 1103, 1024, 0}, {host_out, bf, 1103, 1024, 0}, weight).cta_rows ==
+        CtaRows::independent);
+  row_param_sharing() = ParamSharing::all;
+  CHECK(planned<RmsNormPolicy>({host_in, bf, 1103, 1024, 0}, {host_out, bf, 1103, 1024, 0}, weight).rows_per_cta == 4);
+  CHECK(planned<RmsNormPolicy>({host_in, bf, 500, 1024, 0}, {host_out, bf, 500, 1024, 0}, weight).rows_per_cta == 1);
+  NormOptions f32_weight;
+  f32_weight.weight = {fake_weight, DType::f32, 1024};
+  plan = planned<RmsNormPolicy>({host_in, DType::f32, 8192, 1024, 0}, {host_out, DType::f32, 8192, 1024, 0}, f32_weight);
+  CHECK((plan.alignment == RowAlignment::aligned && plan.cta_rows == CtaRows::independent));  // f32 rows: no sharing
+
+  // Rows of an odd width: 16-bit rows with aligned parameters take the phased kernels, two rows of
+  // one phase a CTA sharing them; the general kernels otherwise.
+  weight.weight.size = 1537;
+  plan = planned<RmsNormPolicy>({host_in, bf, 600, 1537, 0}, {host_out, bf, 600, 1537, 0}, weight);
+  CHECK((plan.alignment == RowAlignment::phased && plan.cta_rows == CtaRows::one_phase && plan.rows_per_cta == 2));
+  CHECK_FALSE(plan.prefetch_params);
+  row_param_sharing() = ParamSharing::phased;  // phased: the phased kernels still share
+  CHECK(planned<RmsNormPolicy>({host_in, bf, 600, 1537, 0}, {host_out, bf, 600, 1537, 0}, weight).cta_rows == CtaRows::one_phase);
+  row_param_sharing() = ParamSharing::none;
+  CHECK(planned<RmsNormPolicy>({host_in, bf, 600, 1537, 0}, {host_out, bf, 600, 1537, 0}, weight).cta_rows == CtaRows::independent);
+  row_param_sharing() = ParamSharing::all;
+  phased_rows() = PhasedRows::prefetch;
+  plan = planned<RmsNormPolicy>({host_in, bf, 600, 1537, 0}, {host_out, bf, 600, 1537, 0}, weight);
+  CHECK((plan.alignment == RowAlignment::phased && plan.prefetch_params));
+  phased_rows() = PhasedRows::off;
+  plan = planned<RmsNormPolicy>({host_in, bf, 600, 1537, 0}, {host_out, bf, 600, 1537, 0}, weight);
+  CHECK((plan.alignment == RowAlignment::general && plan.cta_rows == CtaRows::independent));
+  phased_rows() = PhasedRows::on;
+  weight.weight.data = static_cast<const char*>(fake_weight) + 2;  // parameters off their alignment: general
+  CHECK(planned<RmsNormPolicy>({host_in, bf, 600, 1537, 0}, {host_out, bf, 600, 1537, 0}, weight).alignment ==
+        RowAlignment::general);
+  weight.weight.data = fake_weight;
+
+  // Few rows: each its own CTA with helpers (aligned and phased kernels only: softmax's odd rows
+  // take the general kernels).
+  NormOptions affine = weight;
+  affine.bias = {fake_bias, bf, 1537};
+  plan = planned<LayerNormPolicy>({host_in, bf, 37, 1537, 0}, {host_out, bf, 37, 1537, 0}, affine);
+  CHECK((plan.alignment == RowAlignment::phased && plan.cta_rows == CtaRows::helped && plan.rows_per_cta == 1));
+  row_write_helpers() = false;
+  CHECK(planned<LayerNormPolicy>({host_in, bf, 37, 1537, 0}, {host_out, bf, 37, 1537, 0}, affine).cta_rows ==
+        CtaRows::independent);
+  row_write_helpers() = true;
+  plan = planned<SoftmaxPolicy>({host_in, bf, 37, 1537, 0}, {host_out, bf, 37, 1537, 0});
+  CHECK((plan.alignment == RowAlignment::general && plan.cta_rows == CtaRows::independent));
+
+  // Long rows: staged in slices, the parameters beside them in one-wave 16-bit calls; a row that
+  // fits a stage is staged where that is faster (softmax from 20 KB); clusters need sm_90.
+  weight.weight.size = 262144;
+  plan = planned<RmsNormPolicy>({host_in, bf, 8, 262144, 0}, {host_out, bf, 8, 262144, 0}, weight);
+  CHECK((plan.staging == Staging::slices && plan.staged.cluster == 16 && plan.staged.params_offset > 0));
+  weight.weight.size = 65536;
+  plan = planned<RmsNormPolicy>({host_in, bf, 128, 65536, 0}, {host_out, bf, 128, 65536, 0}, weight);
+  CHECK((plan.staging == Staging::slices && plan.staged.params_offset == 0));  // 256 CTAs: several waves
+  CHECK(planned<SoftmaxPolicy>({host_in, DType::f32, 37, 8192, 0}, {host_out, DType::f32, 37, 8192, 0}).staging == Staging::row);
+  CHECK(planned<RmsNormPolicy>({host_in, DType::f32, 37, 8192, 0}, {host_out, DType::f32, 37, 8192, 0}).staging == Staging::none);
+  CHECK(planned<RmsNormPolicy>({host_in, DType::f32, 2, 16384, 0}, {host_out, DType::f32, 2, 16384, 0}).staging == Staging::row);
+  row_kernel_choice() = RowKernel::registers;
+  plan = planned<RmsNormPolicy>({host_in, DType::f32, 2, 16384, 0}, {host_out, DType::f32, 2, 16384, 0});
+  CHECK((plan.staging == Staging::none && plan.config.shape == RowShape::cluster && plan.config.cluster == 2));
+  row_kernel_choice() = RowKernel::automatic;
+  Status s;
+  planned<RmsNormPolicy>({host_in, DType::f32, 2, 16384, 0}, {host_out, DType::f32, 2, 16384, 0}, {}, false, &s);
+  CHECK(s.code() == Errc::unsupported_device);  // below sm_90: no staged kernel, and clusters refused
+  planned<RmsNormPolicy>({host_in, DType::f32, 2, 8192, 0}, {host_out, DType::f32, 2, 8192, 0}, {}, false, &s);
+  CHECK(s.ok());
+}

@@ -193,48 +193,126 @@ inline std::atomic<ParamSharing>& row_param_sharing() {
   return choice;
 }
 
-// An aligned or phased kernel, helped where the call takes helpers (compiled for 16-bit 'warps'
-// rows); a kernel of several warp rows a CTA with parameters shares them (a phased one takes rows
-// of one phase).
-template <class Policy, class TIn, class TOut, RowShape kShape, RowAlignment kAlign>
-Status launch_aligned_as(const RowParams& p, const RowConfig& cfg, LaunchShape shape, bool helped, cudaStream_t stream) {
-  if constexpr (kShape == RowShape::warps && sizeof(TIn) == 2 && kAlign != RowAlignment::general) {
-    if (helped) {
-      shape.block.y = 2;  // one row a CTA (per_cta == 1): the second group helps it
-      return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, kAlign, CtaRows::helped>, shape, stream, p, cfg.vectors);
-    }
+// What a call runs, decided on the host from the call, the device and the process-wide choices
+// above alone, with no device work: launch_rows launches exactly this, and the tests ask it which
+// kernel a shape reaches, so that a case meant to cover a kernel fails if the shape stops reaching it.
+struct RowPlan {
+  Staging staging = Staging::none;  // row or slices: the staged kernel, with `staged`'s layout
+  StagedLayout staged{};
+  RowConfig config{};               // the register kernels' layout (and their clusters')
+  int rows_per_cta = 1;             // the register kernels' blockDim.y (clusters: 1)
+  RowAlignment alignment = RowAlignment::general;
+  CtaRows cta_rows = CtaRows::independent;
+  bool prefetch_params = false;     // phased kernels: RowParams::prefetch_params
+};
+
+// sm90: the binary's row kernels are sm_90 code on this device (sm90_row_kernels). Fails only
+// where the rows need clusters and sm90 is false.
+template <class Policy>
+Status plan_rows(const RowParams& p, DType in, const DeviceInfo& device, bool sm90, RowPlan& plan) {
+  plan = RowPlan{};
+  constexpr bool kEpilogue = kHasEpilogue<Policy>;
+  const bool residual = p.residual != nullptr;
+  plan.staging = staging_for(p, in, dtype_size(in), kEpilogue, sm90);
+  if (plan.staging == Staging::row) {
+    plan.staged = select_staged_layout(p.cols, in, residual);
+    return {};
   }
-  if constexpr (RowAgent<Policy, TIn, TOut, kShape, kAlign>::kCanShareParams) {
-    const std::int64_t per = shape.block.y;
-    const ParamSharing sharing = row_param_sharing().load();
-    // (rows_per_cta gives powers of two: RowAgent::share_params deals the reads by per - 1.)
-    if (per > 1 && (per & (per - 1)) == 0 && (p.weight || p.bias) && sharing != ParamSharing::none) {
-      if constexpr (kAlign == RowAlignment::phased) {
-        shape.grid = dim3(unsigned(one_phase_ctas(p.rows, per)));
-        return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, kAlign, CtaRows::one_phase>, shape, stream, p, cfg.vectors);
-      } else if (sharing != ParamSharing::phased) {
-        return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, kAlign, CtaRows::sharing>, shape, stream, p, cfg.vectors);
-      }
-    }
+  if (plan.staging == Staging::slices) {
+    const int asked = slice_vectors_per_thread();
+    const int per_thread = asked > 0 ? asked : sliced_vectors_per_thread(in, kEpilogue);
+    plan.staged = select_sliced_layout(p.cols, in, residual, slice_bytes(), per_thread);
+    constexpr int kParams = Policy::kTakesBias ? 2 : Policy::kTakesWeight ? 1 : 0;
+    if (kParams > 0 && stages_params(p, in, plan.staged, kParams, device)) plan.staged = with_staged_params(plan.staged, kParams);
+    // A GPU with less shared memory a CTA than the slice needs (sm_90 has 227 KB) keeps the
+    // register clusters.
+    if (plan.staged.stage_bytes <= device.max_smem_per_block_optin) return {};
+    plan.staging = Staging::none;
+    plan.staged = {};
   }
-  return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, kAlign>, shape, stream, p, cfg.vectors);
+  const int chunks = row_vectors_per_thread();
+  plan.config = chunks ? row_config_with_chunks(p.cols, in, chunks) : select_row_config(p.cols, in);
+  if (plan.config.shape == RowShape::cluster) {
+    if (!sm90)
+      return {Errc::unsupported_device,
+              std::string(Policy::kName) + ": rows of " + std::to_string(p.cols) +
+                  " elements need thread-block clusters: an sm_90 or newer GPU, and code built for it in this "
+                  "binary (e.g. -gencode=arch=compute_90a,code=sm_90a)"};
+    return {};
+  }
+  plan.rows_per_cta = rows_per_cta(plan.config, p.rows, device.sm_count);
+  // The phased kernels exist for 16-bit rows with an epilogue only (the rows whose aligned kernels
+  // hold their parameters: RowAgent::kHoldsParams).
+  const PhasedRows phased = phased_rows().load();
+  if (p.vectors_aligned) {
+    plan.alignment = RowAlignment::aligned;
+  } else if (dtype_size(in) == 2 && kEpilogue && p.params_aligned && phased != PhasedRows::off) {
+    plan.alignment = RowAlignment::phased;
+    plan.prefetch_params = phased == PhasedRows::prefetch;
+  }
+  if (plan.alignment == RowAlignment::general) return {};
+  // Helpers are compiled for the aligned and phased kernels of 16-bit warp rows (takes_helpers).
+  if (takes_helpers(in, plan.config, p.rows, plan.rows_per_cta, device.sm_count)) {
+    plan.cta_rows = CtaRows::helped;
+    return {};
+  }
+  // A kernel of several warp rows a CTA with parameters shares them (a phased one takes rows of
+  // one phase). (rows_per_cta gives powers of two: RowAgent::share_params deals the reads by per - 1.)
+  const int per = plan.rows_per_cta;
+  const ParamSharing sharing = row_param_sharing().load();
+  if (can_share_params(kEpilogue, plan.config.shape, dtype_size(in), plan.alignment) && per > 1 && (per & (per - 1)) == 0 &&
+      (p.weight || p.bias) && sharing != ParamSharing::none) {
+    if (plan.alignment == RowAlignment::phased) plan.cta_rows = CtaRows::one_phase;
+    else if (sharing != ParamSharing::phased) plan.cta_rows = CtaRows::sharing;
+  }
+  return {};
 }
 
-// The register kernel for the call's alignment. The phased kernels exist for 16-bit rows with an
-// epilogue only (the rows whose aligned kernels hold their parameters: RowAgent::kHoldsParams).
-template <class Policy, class TIn, class TOut, RowShape kShape>
-Status launch_row_kernel(const RowParams& p, const RowConfig& cfg, const LaunchShape& shape, bool helped,
-                         cudaStream_t stream) {
-  if (p.vectors_aligned) return launch_aligned_as<Policy, TIn, TOut, kShape, RowAlignment::aligned>(p, cfg, shape, helped, stream);
-  if constexpr (sizeof(TIn) == 2 && kHasEpilogue<Policy>) {
-    const PhasedRows phased = phased_rows().load();
-    if (p.params_aligned && phased != PhasedRows::off) {
-      RowParams q = p;
-      q.prefetch_params = phased == PhasedRows::prefetch;
-      return launch_aligned_as<Policy, TIn, TOut, kShape, RowAlignment::phased>(q, cfg, shape, helped, stream);
-    }
+// The register kernel of the plan's alignment and CTA rows, for one shape. Only the kernels a plan
+// can name are instantiated (helpers: 16-bit warp rows, aligned or phased; sharing: can_share_params).
+template <class Policy, class TIn, class TOut, RowShape kShape, RowAlignment kAlign>
+Status launch_planned(const RowParams& p, const RowPlan& plan, LaunchShape shape, cudaStream_t stream) {
+  using Agent = RowAgent<Policy, TIn, TOut, kShape, kAlign>;
+  switch (plan.cta_rows) {
+    case CtaRows::independent:
+      return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, kAlign>, shape, stream, p, plan.config.vectors);
+    case CtaRows::helped:
+      if constexpr (kShape == RowShape::warps && sizeof(TIn) == 2 && kAlign != RowAlignment::general) {
+        shape.block.y = 2;  // one row a CTA (rows_per_cta 1): the second group helps it
+        return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, kAlign, CtaRows::helped>, shape, stream, p,
+                             plan.config.vectors);
+      }
+      break;
+    case CtaRows::one_phase:
+      if constexpr (Agent::kCanShareParams && kAlign == RowAlignment::phased) {
+        shape.grid = dim3(unsigned(one_phase_ctas(p.rows, plan.rows_per_cta)));
+        return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, kAlign, CtaRows::one_phase>, shape, stream, p,
+                             plan.config.vectors);
+      }
+      break;
+    case CtaRows::sharing:
+      if constexpr (Agent::kCanShareParams && kAlign == RowAlignment::aligned)
+        return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, kAlign, CtaRows::sharing>, shape, stream, p,
+                             plan.config.vectors);
+      break;
   }
-  return launch_kernel(row_kernel<Policy, TIn, TOut, kShape, RowAlignment::general>, shape, stream, p, cfg.vectors);
+  return {Errc::bad_argument, std::string(Policy::kName) + ": internal: the plan names a row kernel this build lacks"};
+}
+
+template <class Policy, class TIn, class TOut, RowShape kShape>
+Status launch_row_kernel(const RowParams& p, const RowPlan& plan, const LaunchShape& shape, cudaStream_t stream) {
+  switch (plan.alignment) {
+    case RowAlignment::aligned: return launch_planned<Policy, TIn, TOut, kShape, RowAlignment::aligned>(p, plan, shape, stream);
+    case RowAlignment::phased:
+      if constexpr (sizeof(TIn) == 2 && kHasEpilogue<Policy>) {
+        RowParams q = p;
+        q.prefetch_params = plan.prefetch_params;
+        return launch_planned<Policy, TIn, TOut, kShape, RowAlignment::phased>(q, plan, shape, stream);
+      }
+      break;
+    case RowAlignment::general: return launch_planned<Policy, TIn, TOut, kShape, RowAlignment::general>(p, plan, shape, stream);
+  }
+  return {Errc::bad_argument, std::string(Policy::kName) + ": internal: the plan names a row kernel this build lacks"};
 }
 
 template <class Policy, class TIn, class TOut>
@@ -244,35 +322,14 @@ Status launch_rows(const RowParams& p, cudaStream_t stream) {
   FUSEKIT_TRY(current_device(device));
   bool sm90 = false;
   FUSEKIT_TRY((sm90_row_kernels<Policy, TIn, TOut>(device, sm90)));
-  const bool residual = p.residual != nullptr;
-  switch (staging_for(p, dtype_v<TIn>, sizeof(TIn), kHasEpilogue<Policy>, sm90)) {
-    case Staging::row:
-      return launch_staged<Policy, TIn, TOut, false>(p, select_staged_layout(p.cols, dtype_v<TIn>, residual), device, stream);
-    case Staging::slices: {
-      // A GPU with less shared memory a CTA than the slice needs (sm_90 has 227 KB) keeps the
-      // register clusters.
-      const int asked = slice_vectors_per_thread();
-      const int per_thread = asked > 0 ? asked : sliced_vectors_per_thread(dtype_v<TIn>, kHasEpilogue<Policy>);
-      StagedLayout sliced = select_sliced_layout(p.cols, dtype_v<TIn>, residual, slice_bytes(), per_thread);
-      constexpr int kParams = Policy::kTakesBias ? 2 : Policy::kTakesWeight ? 1 : 0;
-      if (kParams > 0 && stages_params(p, dtype_v<TIn>, sliced, kParams, device)) sliced = with_staged_params(sliced, kParams);
-      if (sliced.stage_bytes <= device.max_smem_per_block_optin)
-        return launch_staged<Policy, TIn, TOut, true>(p, sliced, device, stream);
-      break;
-    }
-    default: break;
-  }
-  const int chunks = row_vectors_per_thread();
-  const RowConfig cfg = chunks ? row_config_with_chunks(p.cols, dtype_v<TIn>, chunks) : select_row_config(p.cols, dtype_v<TIn>);
-  LaunchShape shape;
-  shape.dependent = sm90;  // the kernels wait for the grid before them only in sm_90 code
+  RowPlan plan;
+  FUSEKIT_TRY(plan_rows<Policy>(p, dtype_v<TIn>, device, sm90, plan));
+  if (plan.staging == Staging::row) return launch_staged<Policy, TIn, TOut, false>(p, plan.staged, device, stream);
+  if (plan.staging == Staging::slices) return launch_staged<Policy, TIn, TOut, true>(p, plan.staged, device, stream);
 
+  const RowConfig& cfg = plan.config;
+  LaunchShape shape;
   if (cfg.shape == RowShape::cluster) {
-    if (!sm90)
-      return {Errc::unsupported_device,
-              std::string(Policy::kName) + ": rows of " + std::to_string(p.cols) +
-                  " elements need thread-block clusters: an sm_90 or newer GPU, and code built for it in this "
-                  "binary (e.g. -gencode=arch=compute_90a,code=sm_90a)"};
     auto kernel = row_cluster_kernel<Policy, TIn, TOut>;
     // Clusters of 16 are "non-portable" and need an opt-in once per kernel and device.
     static PerDeviceOnce opt_in;
@@ -289,15 +346,14 @@ Status launch_rows(const RowParams& p, cudaStream_t stream) {
     return launch_kernel(kernel, shape, stream, p, (cfg.vectors + cfg.cluster - 1) / cfg.cluster);
   }
 
-  const int per_cta = rows_per_cta(cfg, p.rows, device.sm_count);
-  shape.block = dim3(unsigned(cfg.threads_per_row), unsigned(per_cta));
-  shape.grid = dim3(unsigned((p.rows + per_cta - 1) / per_cta));
-  const bool helped = takes_helpers(dtype_v<TIn>, cfg, p.rows, per_cta, device.sm_count);
+  shape.dependent = sm90;  // the kernels wait for the grid before them only in sm_90 code
+  shape.block = dim3(unsigned(cfg.threads_per_row), unsigned(plan.rows_per_cta));
+  shape.grid = dim3(unsigned((p.rows + plan.rows_per_cta - 1) / plan.rows_per_cta));
   switch (cfg.shape) {
-    case RowShape::sub_warp: return launch_row_kernel<Policy, TIn, TOut, RowShape::sub_warp>(p, cfg, shape, false, stream);
-    case RowShape::warps: return launch_row_kernel<Policy, TIn, TOut, RowShape::warps>(p, cfg, shape, helped, stream);
-    case RowShape::block: return launch_row_kernel<Policy, TIn, TOut, RowShape::block>(p, cfg, shape, false, stream);
-    default: return launch_row_kernel<Policy, TIn, TOut, RowShape::wide>(p, cfg, shape, false, stream);
+    case RowShape::sub_warp: return launch_row_kernel<Policy, TIn, TOut, RowShape::sub_warp>(p, plan, shape, stream);
+    case RowShape::warps: return launch_row_kernel<Policy, TIn, TOut, RowShape::warps>(p, plan, shape, stream);
+    case RowShape::block: return launch_row_kernel<Policy, TIn, TOut, RowShape::block>(p, plan, shape, stream);
+    default: return launch_row_kernel<Policy, TIn, TOut, RowShape::wide>(p, plan, shape, stream);
   }
 }
 

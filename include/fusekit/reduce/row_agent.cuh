@@ -23,6 +23,25 @@
 
 namespace fusekit::reduce {
 
+// Phased kernels hold their parameters only in a FUSEKIT_ROW_PHASED_HOLDS build (a sweep knob;
+// RowAgent's kHoldsParams says why not by default).
+#ifdef FUSEKIT_ROW_PHASED_HOLDS
+inline constexpr bool kRowPhasedHolds = true;
+#else
+inline constexpr bool kRowPhasedHolds = false;
+#endif
+
+// Whether a register kernel may share its parameters between the CTA's rows: 16-bit warp rows
+// (two or four a CTA where the call has rows enough), aligned (CtaRows::sharing) or phased and not
+// holding (CtaRows::one_phase). (Not f32 rows, which read their parameters at the store: shared,
+// f32 8192 x 1024 ran 0.96-0.99x; H100, forty-third session. Sub-warp rows could, but no benchmark
+// shape measures them, and the f16 LayerNorm phased kernel spilled.) On the host too: the
+// dispatch's plan (plan_rows) asks it.
+constexpr bool can_share_params(bool has_epilogue, RowShape shape, std::size_t in_bytes, RowAlignment align) {
+  return has_epilogue && shape == RowShape::warps && in_bytes == 2 &&
+         (align == RowAlignment::aligned || (align == RowAlignment::phased && !kRowPhasedHolds));
+}
+
 // kAlign (RowAlignment): aligned, the call's rows and parameters are all vector-aligned
 // (RowParams::vectors_aligned), so every vector is one aligned access with no tests; phased, the
 // rows may sit at any alignment but the parameters are in TIn and vector-aligned
@@ -61,7 +80,7 @@ class RowAgent {
   // (held, f32 LayerNorm ran 0.89x-1.09x of not held over N = 4096-8192: half the elements a byte,
   // the registers cost about what the loads save), not the modulation's (its table rows differ per
   // row: held too, the 4096-token H3 norm lost 10%), and not in clusters (16 vectors a thread).
-  // Phased kernels hold them only where FUSEKIT_ROW_PHASED_HOLDS is set (a sweep knob): held, bf16
+  // Phased kernels hold them only where FUSEKIT_ROW_PHASED_HOLDS is set (kRowPhasedHolds): held, bf16
   // LayerNorm took 78 registers a thread at 2 vectors a thread against 48, and the N = 1537 rows ran
   // 0.75-0.99x of not held (H100, RESULTS.md, thirty-fourth session). Nor LayerNorm's over the
   // block layout (4 vectors a thread): weight and bias held took 77 registers a thread against 52,
@@ -70,13 +89,8 @@ class RowAgent {
   // thirty-seventh session). The wide layout (8 vectors a thread) holds both: not held took 80
   // registers against 100 / 128 and 3 CTAs an SM against 2, yet bf16 512 x 16384 ran 0.93x (RMSNorm)
   // and 0.98x (LayerNorm) of held (H100, thirty-eighth session).
-#ifdef FUSEKIT_ROW_PHASED_HOLDS
-  static constexpr bool kPhasedHolds = true;
-#else
-  static constexpr bool kPhasedHolds = false;
-#endif
   // CTAs that share their parameters (kSharesParams) read them from shared memory instead.
-  static constexpr bool kHoldsParams = (kAligned || (kAlign == RowAlignment::phased && kPhasedHolds)) &&
+  static constexpr bool kHoldsParams = (kAligned || (kAlign == RowAlignment::phased && kRowPhasedHolds)) &&
                                        kHasEpilogue<Policy> && kShape != RowShape::cluster && sizeof(TIn) == 2 &&
                                        !(Policy::kTakesBias && kShape == RowShape::block) && !kSharesParams;
   // CTAs an SM the kernel is compiled for (__launch_bounds__; 0: ptxas's choice). The kernels whose
@@ -91,14 +105,7 @@ class RowAgent {
   // Partial vectors out of line in the cluster kernel only (row_epilogue.cuh says why).
   static constexpr bool kOutline = kShape == RowShape::cluster;
   static_assert(!kHelped || (kChunks == 2 && kShape != RowShape::cluster), "helpers take the second of two chunks");
-  // Whether a kernel of this shape may share its parameters between the CTA's rows: 16-bit warp
-  // rows (two or four a CTA where the call has rows enough), aligned (CtaRows::sharing) or phased
-  // and not holding (CtaRows::one_phase). (Not f32 rows, which read their parameters at the store:
-  // shared, f32 8192 x 1024 ran 0.96-0.99x; H100, forty-third session. Sub-warp rows could, but
-  // no benchmark shape measures them, and the f16 LayerNorm phased kernel spilled.)
-  static constexpr bool kCanShareParams =
-      kHasEpilogue<Policy> && kShape == RowShape::warps && sizeof(TIn) == 2 &&
-      (kAligned || (kAlign == RowAlignment::phased && !kPhasedHolds));
+  static constexpr bool kCanShareParams = can_share_params(kHasEpilogue<Policy>, kShape, sizeof(TIn), kAlign);
   static_assert(!kSharesParams || (kCanShareParams && (kRows == CtaRows::sharing) == kAligned),
                 "one_phase: phased kernels of warp rows; sharing: aligned ones");
 
