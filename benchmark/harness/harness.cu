@@ -174,8 +174,10 @@ void run_case(benchmark::State& state, const RegisteredCase& c, Mode mode, const
   std::vector<double> samples;
   Validation v;
   int calls = 1;
+  std::string label;
   try {
     Instance& inst = instance_for(c, sets);
+    label = inst.label;
     ModeSampler sampler(mode, inst, sets);
     calls = sampler.calls_per_sample();
     for (auto _ : state) {
@@ -208,6 +210,7 @@ void run_case(benchmark::State& state, const RegisteredCase& c, Mode mode, const
   state.counters["validated"] = v.ok ? 1 : 0;
   state.counters["sets"] = sets;
   state.counters["calls_per_sample"] = calls;
+  if (!label.empty()) state.SetLabel(label);
   report_progress(name, t * 1e6, gbps, tflops, &v, nullptr);
   if (!v.ok) state.SkipWithError(("validation failed: " + v.message).c_str());
 }

@@ -43,6 +43,8 @@ struct Instance {  // one case, set up and ready to run
   std::function<Validation()> validate;
   // Owns the device buffers; released after the case ran.
   std::shared_ptr<void> keepalive;
+  // What the call runs, in a few words (the row kernel the library planned), or empty; the run's label.
+  std::string label;
 };
 
 struct CaseSpec {

@@ -153,6 +153,21 @@ template <class T> struct RowBuffers {
   }
 };
 
+// The row kernel the library plans for set 0's call (reduce::plan_rows), in a few words.
+template <RowOp kOp, class T> std::string planned_kernel(const RowBuffers<T>& b) {
+  using Policy = std::conditional_t<kOp == RowOp::softmax, reduce::SoftmaxPolicy,
+                                    std::conditional_t<kOp == RowOp::rms_norm, reduce::RmsNormPolicy, reduce::LayerNormPolicy>>;
+  reduce::RowParams p;
+  DeviceInfo device;
+  bool sm90 = false;
+  reduce::RowPlan plan;
+  if (!reduce::validate<Policy>(b.in_rows(0), b.out_rows(0), b.template options<kOp>(), p).ok() ||
+      !current_device(device).ok() || !reduce::sm90_row_kernels<Policy, T, T>(device, sm90).ok() ||
+      !reduce::plan_rows<Policy>(p, dtype_v<T>, device, sm90, plan).ok())
+    return {};
+  return reduce::describe(plan);
+}
+
 // Registers fusekit's kernel and the plain baseline for one op, dtype and shape.
 template <RowOp kOp, class T>
 void register_row_op(const std::string& suite, const RowShapeSpec& shape, std::vector<Mode> modes) {
@@ -185,6 +200,7 @@ void register_row_op(const std::string& suite, const RowShapeSpec& shape, std::v
           plain_rows<plain_of<kOp>(), T, T>(p, stream);
         };
       } else {
+        instance.label = planned_kernel<kOp>(*buffers);
         instance.launch = [b = buffers.get()](cudaStream_t stream, int set) {
           const NormOptions o = b->template options<kOp>();
           Status s;

@@ -206,6 +206,26 @@ struct RowPlan {
   bool prefetch_params = false;     // phased kernels: RowParams::prefetch_params
 };
 
+// The plan in a few words, e.g. "phased warps, 128 threads x 2 rows a CTA, one_phase" (the
+// benchmark's label for each case).
+inline std::string describe(const RowPlan& plan) {
+  const auto n = [](int v) { return std::to_string(v); };
+  if (plan.staging != Staging::none) {
+    std::string d = plan.staging == Staging::row ? "staged row, " + n(plan.staged.threads) + " threads"
+                                                 : "staged slices, cluster of " + n(plan.staged.cluster) + " x " +
+                                                       n(plan.staged.threads) + " threads";
+    return plan.staged.params_offset > 0 ? d + ", parameters staged" : d;
+  }
+  const RowConfig& c = plan.config;
+  if (c.shape == RowShape::cluster)
+    return "registers, cluster of " + n(c.cluster) + " x " + n(c.threads_per_row) + " threads x " + n(c.chunks()) + " vectors";
+  static constexpr const char* kShapes[] = {"sub_warp", "warps", "block", "wide"};
+  static constexpr const char* kAlignments[] = {"general", "phased", "aligned"};
+  static constexpr const char* kCtaRows[] = {"independent", "helped", "one_phase", "sharing"};
+  return std::string(kAlignments[int(plan.alignment)]) + " " + kShapes[int(c.shape)] + ", " + n(c.threads_per_row) +
+         " threads x " + n(c.chunks()) + " vectors, " + n(plan.rows_per_cta) + " rows a CTA, " + kCtaRows[int(plan.cta_rows)];
+}
+
 // sm90: the binary's row kernels are sm_90 code on this device (sm90_row_kernels). Fails only
 // where the rows need clusters and sm90 is false.
 template <class Policy>
