@@ -3,7 +3,7 @@
 # runs, decided on the host, then launched; the same kernels, 89 of them) and the GPU cases that
 # assert the plan of the shapes meant to reach the sharing, one-phase and helped kernels.
 #   suite (carry/c2s): new/'s whole GPU suite, memcheck on RMSNorm's paths-agree case;
-#   plan (carry/c2s): the cases that assert the plan, with the seed shapes and the layouts;
+#   plan (carry/c2s): the cases that assert the plan, timed;
 #   ab (carry/c2): base/ (main 88e71bd) against new/ on the 37-row seed shapes in all four timing
 #   modes (the host's share of a call) and the 8M-element rows, two runs of 9 alternating.
 #   OUT=... bash benchmark/results/2026-12-06-session44/run3.sh carry/c2s suite|plan | carry/c2 ab
@@ -13,8 +13,8 @@ step=${2:-ab}
 o=$OUT/call3_$step; mkdir -p $o; gpu_info $o
 case $step in
   plan)  # the cases that assert the plan, and the seed shapes and layouts (each kernel path), timed
-    suite test_plan 330 $d/new/fusekit_test_reduce_gpu --duration=true \
-      "-tc=*aligned and general*,*phased and general*,*write helpers*,*seed shapes*,*strides*" ;;
+    suite test_plan 250 $d/new/fusekit_test_reduce_gpu --duration=true \
+      "-tc=*aligned and general*,*phased and general*,*write helpers*" ;;
   suite)
     suite test_new 450 $d/new/fusekit_test_reduce_gpu
     sanitize memcheck memcheck_rms_paths $d/new/fusekit_test_reduce_gpu "rms_norm: aligned and general*" 90 ;;
