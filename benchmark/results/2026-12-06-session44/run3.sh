@@ -12,7 +12,7 @@ source tools/ab_common.sh "${1:-carry/c2}"
 step=${2:-ab}
 o=$OUT/call3_$step; mkdir -p $o; gpu_info $o
 case $step in
-  plan)  # the cases that assert the plan, and the seed shapes and layouts (each kernel path), timed
+  plan)  # the cases that assert the plan, timed
     suite test_plan 250 $d/new/fusekit_test_reduce_gpu --duration=true \
       "-tc=*aligned and general*,*phased and general*,*write helpers*" ;;
   suite)
