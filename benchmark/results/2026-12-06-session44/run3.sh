@@ -12,9 +12,9 @@ source tools/ab_common.sh "${1:-carry/c2}"
 step=${2:-ab}
 o=$OUT/call3_$step; mkdir -p $o; gpu_info $o
 case $step in
-  plan)  # the cases that assert the plan, timed
-    suite test_plan 250 $d/new/fusekit_test_reduce_gpu --duration=true \
-      "-tc=*aligned and general*,*phased and general*,*write helpers*" ;;
+  plan)  # the norms' cases that assert the plan, timed
+    suite test_plan 200 $d/new/fusekit_test_reduce_gpu --duration=true \
+      "-tc=*norm: aligned and general*,*norm: phased and general*,*norm: rows with and without write helpers*" ;;
   suite)
     suite test_new 450 $d/new/fusekit_test_reduce_gpu
     sanitize memcheck memcheck_rms_paths $d/new/fusekit_test_reduce_gpu "rms_norm: aligned and general*" 90 ;;
