@@ -538,6 +538,7 @@ TEST_CASE("plan_rows: the kernel each call reaches, and the choices that move it
   CHECK((plan.config.shape == RowShape::warps && plan.config.threads_per_row == 64 && plan.rows_per_cta == 4));
   CHECK(plan.alignment == RowAlignment::aligned);
   CHECK(plan.cta_rows == CtaRows::sharing);
+  CHECK(describe(plan) == "aligned warps, 64 threads x 2 vectors, 4 rows a CTA, sharing");
   CHECK(planned<RmsNormPolicy>({host_in, bf, 1103, 1024, 0}, {host_out, bf, 1103, 1024, 0}).cta_rows ==
         CtaRows::independent);  // nothing to share
   row_param_sharing() = ParamSharing::phased;
@@ -592,6 +593,7 @@ TEST_CASE("plan_rows: the kernel each call reaches, and the choices that move it
   weight.weight.size = 262144;
   plan = planned<RmsNormPolicy>({host_in, bf, 8, 262144, 0}, {host_out, bf, 8, 262144, 0}, weight);
   CHECK((plan.staging == Staging::slices && plan.staged.cluster == 16 && plan.staged.params_offset > 0));
+  CHECK(describe(plan) == "staged slices, cluster of 16 x 288 threads, parameters staged");
   weight.weight.size = 65536;
   plan = planned<RmsNormPolicy>({host_in, bf, 128, 65536, 0}, {host_out, bf, 128, 65536, 0}, weight);
   CHECK((plan.staging == Staging::slices && plan.staged.params_offset == 0));  // 256 CTAs: several waves
@@ -601,6 +603,7 @@ TEST_CASE("plan_rows: the kernel each call reaches, and the choices that move it
   row_kernel_choice() = RowKernel::registers;
   plan = planned<RmsNormPolicy>({host_in, DType::f32, 2, 16384, 0}, {host_out, DType::f32, 2, 16384, 0});
   CHECK((plan.staging == Staging::none && plan.config.shape == RowShape::cluster && plan.config.cluster == 2));
+  CHECK(describe(plan) == "registers, cluster of 2 x " + std::to_string(plan.config.threads_per_row) + " threads x 16 vectors");
   row_kernel_choice() = RowKernel::automatic;
   Status s;
   planned<RmsNormPolicy>({host_in, DType::f32, 2, 16384, 0}, {host_out, DType::f32, 2, 16384, 0}, {}, false, &s);
