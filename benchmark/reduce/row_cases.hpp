@@ -7,6 +7,7 @@
 #include "harness.hpp"
 #include "plain_rows.cuh"
 #include "reduce/reference.hpp"
+#include "reduce/row_policy.hpp"
 
 #include "fusekit/reduce.hpp"
 
@@ -155,8 +156,7 @@ template <class T> struct RowBuffers {
 
 // The row kernel the library plans for set 0's call (reduce::plan_rows), in a few words.
 template <RowOp kOp, class T> std::string planned_kernel(const RowBuffers<T>& b) {
-  using Policy = std::conditional_t<kOp == RowOp::softmax, reduce::SoftmaxPolicy,
-                                    std::conditional_t<kOp == RowOp::rms_norm, reduce::RmsNormPolicy, reduce::LayerNormPolicy>>;
+  using Policy = test::RowPolicy<kOp>;
   reduce::RowParams p;
   DeviceInfo device;
   bool sm90 = false;

@@ -4,6 +4,7 @@
 
 #include "support/gpu.hpp"
 #include "reduce/reference.hpp"
+#include "reduce/row_policy.hpp"
 
 #include "fusekit/reduce.hpp"
 
@@ -197,8 +198,7 @@ RowRun run_row_case(RowCase c, std::uint64_t seed, std::int64_t first_row = 0, s
 
   RowRun run;
   {
-    using Policy = std::conditional_t<kOp == RowOp::softmax, reduce::SoftmaxPolicy,
-                                      std::conditional_t<kOp == RowOp::layer_norm, reduce::LayerNormPolicy, reduce::RmsNormPolicy>>;
+    using Policy = RowPolicy<kOp>;
     reduce::RowParams probe;
     const bool valid = reduce::validate<Policy>(in, out, o, probe).ok();
     run.vectors_aligned = valid && probe.vectors_aligned;

@@ -250,9 +250,7 @@ template <RowOp kOp> void suite_paths_agree() {
     std::int64_t rows, cols;
     bool shares = false;  // the aligned kernels share the CTA's parameters
   };
-  int device = 0, sms = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int sms = gpu_state().sm_count;
   const std::int64_t four_a_cta = 8 * std::int64_t(sms), two_a_cta = 4 * std::int64_t(sms);
   const Shape shapes[] = {{DType::bf16, DType::bf16, 300, 256},  {DType::bf16, DType::bf16, 64, 4096},
                           {DType::bf16, DType::f32, 37, 6144},   {DType::f32, DType::f32, 129, 1024},
@@ -335,9 +333,7 @@ template <RowOp kOp> void suite_phased_agree() {
   static_assert(kOp != RowOp::softmax, "softmax takes no parameters");
   // 4s + 72 x 1537 (s SMs; 600 = 37 groups of 16 and 8 rows more on 132): two rows a CTA, which
   // take rows of one phase and share their parameters (CtaRows::one_phase).
-  int device = 0, sms = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int sms = gpu_state().sm_count;
   const std::int64_t two_a_cta = 4 * std::int64_t(sms) + 72;
   const ShiftedShape shapes[] = {{DType::bf16, DType::bf16, two_a_cta, 1537, 1, false}, {DType::bf16, DType::f32, two_a_cta, 1537, 0, false},
                           {DType::bf16, DType::bf16, two_a_cta, 1537, 0, true},
@@ -416,9 +412,7 @@ template <RowOp kOp> void suite_helpers_agree() {
                                        {"weight, bias, modulation, a bad index", true, true, true, true, 0.f},
                                        {"weight offset", true, false, false, false, 1.f}};
   const RestoreOnExit restore(reduce::row_write_helpers());
-  int device = 0, sm_count = 0;
-  CUDA_CHECK(cudaGetDevice(&device));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+  const int sm_count = gpu_state().sm_count;
   int helped_runs = 0;
   for (const ShiftedShape& sh : shapes) {
     const reduce::RowConfig cfg = reduce::select_row_config(sh.cols, sh.in);

@@ -209,11 +209,20 @@ TEST_CASE("residual_stages_alike: decided by residues only, alike for a row alon
   CHECK_FALSE(residual_stages_alike(p, 2));
 }
 
-TEST_CASE("stages_params: vector-aligned calls with parameters whose stage fits; automatically 16-bit rows of one wave only") {
-  const fusekit::test::RestoreOnExit restore(sliced_params());
+namespace {
+// A 132-SM sm_90 GPU with 227 KB of shared memory a CTA (the H200), for host-side choices.
+DeviceInfo fake_h200() {
   DeviceInfo h200;
+  h200.major = 9;
   h200.sm_count = 132;
   h200.max_smem_per_block_optin = 227 * 1024;
+  return h200;
+}
+}  // namespace
+
+TEST_CASE("stages_params: vector-aligned calls with parameters whose stage fits; automatically 16-bit rows of one wave only") {
+  const fusekit::test::RestoreOnExit restore(sliced_params());
+  const DeviceInfo h200 = fake_h200();
   RowParams p;
   p.vectors_aligned = true;
   p.weight = reinterpret_cast<const void*>(std::uintptr_t(1) << 32);
@@ -504,17 +513,13 @@ TEST_CASE("write helpers: 16-bit rows of two chunks on at most 128 threads, one 
 }
 
 namespace {
-// The plan of a call on a 132-SM sm_90 GPU with 227 KB of shared memory a CTA (the H200).
+// The plan of a call on fake_h200().
 template <class Policy>
 RowPlan planned(ConstRows in, Rows out, NormOptions o = {}, bool sm90 = true, Status* status = nullptr) {
-  DeviceInfo h200;
-  h200.major = 9;
-  h200.sm_count = 132;
-  h200.max_smem_per_block_optin = 227 * 1024;
   RowParams p;
   REQUIRE(validate<Policy>(in, out, o, p).ok());
   RowPlan plan;
-  const Status s = plan_rows<Policy>(p, in.dtype, h200, sm90, plan);
+  const Status s = plan_rows<Policy>(p, in.dtype, fake_h200(), sm90, plan);
   if (status) *status = s;
   else REQUIRE(s.ok());
   return plan;

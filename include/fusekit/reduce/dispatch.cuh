@@ -206,8 +206,8 @@ struct RowPlan {
   bool prefetch_params = false;     // phased kernels: RowParams::prefetch_params
 };
 
-// The plan in a few words, e.g. "phased warps, 128 threads x 2 rows a CTA, one_phase" (the
-// benchmark's label for each case).
+// The plan in a few words, e.g. "phased warps, 128 threads x 2 vectors, 2 rows a CTA, one_phase"
+// (the benchmark's label for each case).
 inline std::string describe(const RowPlan& plan) {
   const auto n = [](int v) { return std::to_string(v); };
   if (plan.staging != Staging::none) {
