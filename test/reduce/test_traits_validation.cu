@@ -586,6 +586,7 @@ TEST_CASE("plan_rows: the kernel each call reaches, and the choices that move it
   affine.bias = {fake_bias, bf, 1537};
   plan = planned<LayerNormPolicy>({host_in, bf, 37, 1537, 0}, {host_out, bf, 37, 1537, 0}, affine);
   CHECK((plan.alignment == RowAlignment::phased && plan.cta_rows == CtaRows::helped && plan.rows_per_cta == 1));
+  CHECK(describe(plan) == "phased warps, 128 threads x 2 vectors, 1 row a CTA, helped");
   row_write_helpers() = false;
   CHECK(planned<LayerNormPolicy>({host_in, bf, 37, 1537, 0}, {host_out, bf, 37, 1537, 0}, affine).cta_rows ==
         CtaRows::independent);

@@ -222,8 +222,9 @@ inline std::string describe(const RowPlan& plan) {
   static constexpr const char* kShapes[] = {"sub_warp", "warps", "block", "wide"};
   static constexpr const char* kAlignments[] = {"general", "phased", "aligned"};
   static constexpr const char* kCtaRows[] = {"independent", "helped", "one_phase", "sharing"};
+  const char* rows = plan.rows_per_cta == 1 ? " row a CTA, " : " rows a CTA, ";
   return std::string(kAlignments[int(plan.alignment)]) + " " + kShapes[int(c.shape)] + ", " + n(c.threads_per_row) +
-         " threads x " + n(c.chunks()) + " vectors, " + n(plan.rows_per_cta) + " rows a CTA, " + kCtaRows[int(plan.cta_rows)];
+         " threads x " + n(c.chunks()) + " vectors, " + n(plan.rows_per_cta) + rows + kCtaRows[int(plan.cta_rows)];
 }
 
 // sm90: the binary's row kernels are sm_90 code on this device (sm90_row_kernels). Fails only
