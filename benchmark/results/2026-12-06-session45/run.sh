@@ -14,6 +14,8 @@
 # merge (carry/c4, with new/fusekit_test_rms_gpu: the RMSNorm translation unit of the GPU suite
 # linked alone, so that both benches and a test binary fit one call's carry): the long rows base/
 # against new/, then new/'s RMSNorm sliced and sizes cases, and memcheck on its slice layouts.
+# suite (carry/c4s: new/fusekit_test_reduce_gpu, the whole GPU suite of the build to merge): every
+# case with its duration, under 560 s (it took about 460 s on ee07f06).
 # probe (carry/c3, long_rows_probe built with tried_persistent_slices.patch applied):
 #   carry/c3/long_rows_probe [persist]
 set -u
@@ -36,6 +38,8 @@ case $step in
     cat $o/table_slices.txt
     suite test_rms 90 $d/new/fusekit_test_rms_gpu --duration=true "-tc=rms_norm: sliced*,rms_norm: N from 1*"
     sanitize memcheck memcheck_slices $d/new/fusekit_test_rms_gpu "rms_norm: sliced rows at every slice size*" 45 ;;
+  suite)
+    suite test_all 560 $d/new/fusekit_test_reduce_gpu --duration=true ;;
   tests)
     for op in softmax rms_norm layer_norm; do
       suite test_$op 90 $d/new/fusekit_test_reduce_gpu --duration=true "-tc=$op: sliced*,$op: N from 1*"
