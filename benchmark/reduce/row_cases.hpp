@@ -162,8 +162,7 @@ template <RowOp kOp, class T> std::string planned_kernel(const RowBuffers<T>& b)
   bool sm90 = false;
   reduce::RowPlan plan;
   if (!reduce::validate<Policy>(b.in_rows(0), b.out_rows(0), b.template options<kOp>(), p).ok() ||
-      !current_device(device).ok() || !reduce::sm90_row_kernels<Policy, T, T>(device, sm90).ok() ||
-      !reduce::plan_rows<Policy>(p, dtype_v<T>, device, sm90, plan).ok())
+      !reduce::plan_on_device<Policy, T, T>(p, plan, device, sm90).ok())
     return {};
   return reduce::describe(plan);
 }

@@ -336,15 +336,22 @@ Status launch_row_kernel(const RowParams& p, const RowPlan& plan, const LaunchSh
   return {Errc::bad_argument, std::string(Policy::kName) + ": internal: the plan names a row kernel this build lacks"};
 }
 
+// The plan of a call on the current device, as launch_rows<Policy, TIn, TOut> makes it (the
+// benchmark labels its cases with it); `device` and `sm90` receive what it was planned for.
+template <class Policy, class TIn, class TOut>
+Status plan_on_device(const RowParams& p, RowPlan& plan, DeviceInfo& device, bool& sm90) {
+  FUSEKIT_TRY(current_device(device));
+  FUSEKIT_TRY((sm90_row_kernels<Policy, TIn, TOut>(device, sm90)));
+  return plan_rows<Policy>(p, dtype_v<TIn>, device, sm90, plan);
+}
+
 template <class Policy, class TIn, class TOut>
 Status launch_rows(const RowParams& p, cudaStream_t stream) {
   if (p.rows == 0 || p.cols == 0) return {};
   DeviceInfo device;
-  FUSEKIT_TRY(current_device(device));
   bool sm90 = false;
-  FUSEKIT_TRY((sm90_row_kernels<Policy, TIn, TOut>(device, sm90)));
   RowPlan plan;
-  FUSEKIT_TRY(plan_rows<Policy>(p, dtype_v<TIn>, device, sm90, plan));
+  FUSEKIT_TRY((plan_on_device<Policy, TIn, TOut>(p, plan, device, sm90)));
   if (plan.staging == Staging::row) return launch_staged<Policy, TIn, TOut, false>(p, plan.staged, device, stream);
   if (plan.staging == Staging::slices) return launch_staged<Policy, TIn, TOut, true>(p, plan.staged, device, stream);
 
