@@ -72,7 +72,7 @@ __global__ void __launch_bounds__(kSliced ? kMaxSlicedThreads : kMaxStagedThread
   // racing with thread 0's arrival.)
   __syncthreads();
   const TIn* in_row = static_cast<const TIn*>(p.in) + row * p.in_stride;
-  const StagedSlice<TIn> slice(in_row, p.cols, rank, kSliced ? layout.slice_vectors : 0);
+  const StagedSlice<TIn> slice(in_row, p.cols, rank, kSliced ? layout.slice_vectors : 0, layout.cluster);
   if (threadIdx.x == 0) {
     stage_slice<TIn>(p, row, slice, stage, layout.residual_offset, &landed);
     if (layout.params_offset)

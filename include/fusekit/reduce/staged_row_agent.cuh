@@ -23,15 +23,16 @@
 
 namespace fusekit::reduce {
 
-// The vectors of a row's span that one CTA stages and reduces.
+// The vectors of a row's span that one CTA stages and reduces: `slice_vectors` each, the last of
+// `ranks` CTAs the rest (one more on a row off its alignment: select_sliced_layout).
 template <class TIn> struct StagedSlice {
   RowSpan<TIn> span;
   int lo, hi;              // the CTA's vectors of the span
   int whole_lo, whole_hi;  // its whole vectors: what the stage holds, in order
 
-  __device__ StagedSlice(const TIn* row, int cols, int rank, int slice_vectors) : span(row, cols) {
+  __device__ StagedSlice(const TIn* row, int cols, int rank, int slice_vectors, int ranks = 1) : span(row, cols) {
     lo = slice_vectors > 0 ? rank * slice_vectors : 0;
-    hi = slice_vectors > 0 ? min(lo + slice_vectors, span.vectors) : span.vectors;
+    hi = slice_vectors > 0 && rank < ranks - 1 ? min(lo + slice_vectors, span.vectors) : span.vectors;
     if (hi < lo) hi = lo;
     whole_lo = max(lo, span.first_whole);
     whole_hi = max(whole_lo, min(hi, span.end_whole));

@@ -31,10 +31,10 @@ constexpr std::int64_t kStagedMinRowBytes = 20 * 1024;  // shorter rows stay in 
 
 // Rows longer than a stage are split over a cluster of 2..16 CTAs, each staging one slice of
 // the row; the partial reductions meet through distributed shared memory, as in the register
-// kernels' clusters. A slice is at most kMaxCluster-th of the longest row: 73728 bytes, twice that
-// with the residual.
+// kernels' clusters. A slice is at most kMaxCluster-th of the longest row, 73728 bytes, and a
+// vector (the last CTA's, on a row off its alignment); twice that with the residual.
 constexpr int kMaxSliceVectors = max_threads_of(RowShape::cluster) * chunks_of(RowShape::cluster);
-constexpr int kMaxSlicedStageBytes = 2 * kMaxSliceVectors * 16;
+constexpr int kMaxSlicedStageBytes = 2 * round_up((kMaxSliceVectors + 1) * 16, 128);
 // The slices' size (which picks the cluster), measured (RESULTS.md, eighteenth session): 64 KB on
 // rows under 512 KB (bf16 N = 65536: clusters of 2, 1.41x-1.71x the register kernels' clusters of
 // 8 at 128 rows; 4 beat 8 for f32 N = 65536), 32 KB beyond (bf16 N = 262144: 16 beat 8, 1.06x-1.11x
@@ -134,13 +134,16 @@ constexpr StagedLayout select_sliced_layout(std::int64_t cols, DType t, bool res
   StagedLayout l;
   l.cluster = 2;
   // Sized on an aligned row (one vector less than c.vectors), so that power-of-two rows get
-  // power-of-two slices; a misaligned row's slices then hold up to one vector more.
+  // power-of-two slices, and as many threads as an aligned slice's vectors need: the last CTA
+  // takes the rest, one vector more on a row off its alignment. (Slices sized on that vector put
+  // a ninth vector on one thread of every CTA and 288 threads on bf16 N = 262144, three CTAs an
+  // SM: 21 of its 16-CTA clusters at once, against 28 at 256 threads. Forty-fifth session.)
   while (l.cluster < kMaxCluster && ceil_div(c.vectors - 1, l.cluster) * 16 > slice_bytes) l.cluster *= 2;
-  l.slice_vectors = ceil_div(c.vectors, l.cluster);
+  l.slice_vectors = ceil_div(c.vectors - 1, l.cluster);
   // The default keeps the 512 threads it was measured with; fewer vectors a thread may take more.
   const int max_threads = vectors_per_thread < kSliceVectorsPerThread ? kMaxSlicedThreads : kMaxStagedThreads;
   l.threads = staged_threads_for(l.slice_vectors, vectors_per_thread, max_threads);
-  l.residual_offset = round_up(l.slice_vectors * 16, 128);
+  l.residual_offset = round_up((l.slice_vectors + 1) * 16, 128);
   l.stage_bytes = l.residual_offset * (residual ? 2 : 1);
   return l;
 }
