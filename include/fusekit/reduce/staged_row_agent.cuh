@@ -6,7 +6,7 @@
 // whole vectors are 16-byte aligned in global memory, so bulk copies bring them into the stage; a
 // partial first vector (m > 0) and a partial last one are read from global memory by the threads
 // that own them. A CTA owns the span's vectors [lo, hi): all of them, or its rank's slice of
-// `slice_vectors`. Thread t owns vectors lo + t, lo + t + T, ... and visits them in that order in
+// `slice_vectors` (the last rank the rest: up to one more). Thread t owns vectors lo + t, lo + t + T, ... and visits them in that order in
 // every pass; with one CTA a row that is exactly the register kernels' order: same bits.
 //
 // The hot loop over whole vectors has no bounds or alignment test (the output rows' alignment is
