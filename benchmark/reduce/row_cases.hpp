@@ -154,15 +154,10 @@ template <class T> struct RowBuffers {
   }
 };
 
-// The row kernel the library plans for set 0's call (reduce::plan_rows), in a few words.
+// The row kernel the library plans for set 0's call (reduce::plan_call), in a few words.
 template <RowOp kOp, class T> std::string planned_kernel(const RowBuffers<T>& b) {
-  using Policy = test::RowPolicy<kOp>;
-  reduce::RowParams p;
-  DeviceInfo device;
-  bool sm90 = false;
   reduce::RowPlan plan;
-  if (!reduce::validate<Policy>(b.in_rows(0), b.out_rows(0), b.template options<kOp>(), p).ok() ||
-      !reduce::plan_on_device<Policy, T, T>(p, plan, device, sm90).ok())
+  if (!reduce::plan_call<test::RowPolicy<kOp>, DTypes<T>>(b.in_rows(0), b.out_rows(0), b.template options<kOp>(), plan).ok())
     return {};
   return reduce::describe(plan);
 }

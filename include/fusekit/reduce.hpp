@@ -28,20 +28,20 @@ using AllDTypes = DTypes<float, fp16_t, bf16_t>;
 
 namespace reduce {
 
-template <class Policy, class TIn, class... TOut>
-Status dispatch_out(const RowParams& p, DType out_dtype, DTypes<TOut...>, cudaStream_t stream) {
+// Calls `f.template operator()<TIn, TOut>()` for the instantiated dtype pair that equals the call's.
+template <class Policy, class TIn, class... TOut, class F>
+Status dispatch_out(DType out_dtype, DTypes<TOut...>, F& f) {
   Status s{Errc::unsupported_dtype, std::string(Policy::kName) + ": output dtype " + dtype_name(out_dtype) +
                                         " is not instantiated in this translation unit"};
-  ((dtype_v<TOut> == out_dtype ? (void)(s = launch_rows<Policy, TIn, TOut>(p, stream)) : (void)0), ...);
+  ((dtype_v<TOut> == out_dtype ? (void)(s = f.template operator()<TIn, TOut>()) : (void)0), ...);
   return s;
 }
 
-template <class Policy, class... TIn, class OutTypes>
-Status dispatch_in(const RowParams& p, DType in_dtype, DType out_dtype, DTypes<TIn...>, OutTypes outs,
-                   cudaStream_t stream) {
+template <class Policy, class... TIn, class OutTypes, class F>
+Status dispatch_in(DType in_dtype, DType out_dtype, DTypes<TIn...>, OutTypes outs, F&& f) {
   Status s{Errc::unsupported_dtype, std::string(Policy::kName) + ": input dtype " + dtype_name(in_dtype) +
                                         " is not instantiated in this translation unit"};
-  ((dtype_v<TIn> == in_dtype ? (void)(s = dispatch_out<Policy, TIn>(p, out_dtype, outs, stream)) : (void)0), ...);
+  ((dtype_v<TIn> == in_dtype ? (void)(s = dispatch_out<Policy, TIn>(out_dtype, outs, f)) : (void)0), ...);
   return s;
 }
 
@@ -51,7 +51,23 @@ Status run(const ConstRows& in, const Rows& out, const NormOptions& options, cud
   RowParams p;
   FUSEKIT_TRY(validate<Policy>(in, out, options, p));
   if (p.rows == 0 || p.cols == 0) return {};
-  return dispatch_in<Policy>(p, in.dtype, out.dtype, InTypes{}, OutTypes{}, stream);
+  return dispatch_in<Policy>(in.dtype, out.dtype, InTypes{}, OutTypes{},
+                             [&]<class TIn, class TOut>() { return launch_rows<Policy, TIn, TOut>(p, stream); });
+}
+
+// The plan `run` would launch for this call on the current device (dispatch.cuh's RowPlan), with
+// no device work: for tests and benchmarks that name the kernel a call reaches.
+template <class Policy, class InTypes = AllDTypes, class OutTypes = InTypes>
+Status plan_call(const ConstRows& in, const Rows& out, const NormOptions& options, RowPlan& plan) {
+  RowParams p;
+  FUSEKIT_TRY(validate<Policy>(in, out, options, p));
+  plan = RowPlan{};
+  if (p.rows == 0 || p.cols == 0) return {};
+  return dispatch_in<Policy>(in.dtype, out.dtype, InTypes{}, OutTypes{}, [&]<class TIn, class TOut>() {
+    DeviceInfo device;
+    bool sm90 = false;
+    return plan_on_device<Policy, TIn, TOut>(p, plan, device, sm90);
+  });
 }
 
 }  // namespace reduce

@@ -64,7 +64,7 @@ struct RowRun {
   std::int64_t residual_mismatch = 0;  // residual_out elements that differ from the rounded in + residual
   bool vectors_aligned = false;        // RowParams::vectors_aligned of the call: the kernels' test-free path
   bool params_aligned = false;         // RowParams::params_aligned: 16-bit rows off their alignment take the phased kernels
-  reduce::RowPlan plan;                // the kernel the call ran (reduce::plan_rows on this device)
+  reduce::RowPlan plan;                // the kernel the call ran (reduce::plan_call)
 };
 
 // Calls the public API for kOp. Only the dtype pairs the tests use are instantiated (every dtype to
@@ -203,9 +203,7 @@ RowRun run_row_case(RowCase c, std::uint64_t seed, std::int64_t first_row = 0, s
     const bool valid = reduce::validate<Policy>(in, out, o, probe).ok();
     run.vectors_aligned = valid && probe.vectors_aligned;
     run.params_aligned = valid && probe.params_aligned;
-    DeviceInfo device;
-    if (valid && probe.rows > 0 && current_device(device).ok())
-      (void)reduce::plan_rows<Policy>(probe, c.in, device, device.major >= 9, run.plan);  // (the test build is sm_90 code)
+    if (valid) REQUIRE(reduce::plan_call<Policy>(in, out, o, run.plan).ok());
   }
   run.status = call_row_op<kOp>(in, out, o, nullptr);
   if (!run.status.ok()) return run;

@@ -239,8 +239,13 @@ TEST_CASE("stages_params: vector-aligned calls with parameters whose stage fits;
   CHECK(staged.cluster == bf16.cluster);  // the row's layout, so its bits, unchanged
   CHECK(staged.threads == bf16.threads);
   CHECK(staged.slice_vectors == bf16.slice_vectors);
+  // Where the device holds fewer of the staged layout's clusters than the rows (a stage over half
+  // an SM's shared memory), the call would run in two waves: not staged.
+  CHECK(stages_params(p, DType::bf16, bf16, 2, h200, 8));
+  CHECK_FALSE(stages_params(p, DType::bf16, bf16, 2, h200, 7));
   p.rows = 9;  // 144 CTAs: more than the SMs
   CHECK_FALSE(stages_params(p, DType::bf16, bf16, 2, h200));
+  CHECK_FALSE(stages_params(p, DType::bf16, bf16, 2, h200, 100));
   sliced_params() = SlicedParams::always;
   CHECK(stages_params(p, DType::bf16, bf16, 2, h200));
   CHECK(stages_params(p, DType::f32, f32, 2, h200));
@@ -517,11 +522,12 @@ TEST_CASE("write helpers: 16-bit rows of two chunks on at most 128 threads, one 
 namespace {
 // The plan of a call on fake_h200().
 template <class Policy>
-RowPlan planned(ConstRows in, Rows out, NormOptions o = {}, bool sm90 = true, Status* status = nullptr) {
+RowPlan planned(ConstRows in, Rows out, NormOptions o = {}, bool sm90 = true, Status* status = nullptr,
+               HeldClusters held = nullptr) {
   RowParams p;
   REQUIRE(validate<Policy>(in, out, o, p).ok());
   RowPlan plan;
-  const Status s = plan_rows<Policy>(p, in.dtype, fake_h200(), sm90, plan);
+  const Status s = plan_rows<Policy>(p, in.dtype, fake_h200(), sm90, plan, held);
   if (status) *status = s;
   else REQUIRE(s.ok());
   return plan;
@@ -602,6 +608,27 @@ TEST_CASE("plan_rows: the kernel each call reaches, and the choices that move it
   plan = planned<RmsNormPolicy>({host_in, bf, 8, 262144, 0}, {host_out, bf, 8, 262144, 0}, weight);
   CHECK((plan.staging == Staging::slices && plan.staged.cluster == 16 && plan.staged.params_offset > 0));
   CHECK(describe(plan) == "staged slices, cluster of 16 x 256 threads, parameters staged");
+  // ... as far as the device runs the staged layout's clusters at once (it is asked).
+  const HeldClusters seven = [](const StagedLayout& l, const DeviceInfo&, int& clusters) {
+    CHECK(l.params_offset > 0);  // asked of the layout with the parameters
+    clusters = 7;
+    return Status{};
+  };
+  const HeldClusters eight = [](const StagedLayout&, const DeviceInfo&, int& clusters) {
+    clusters = 8;
+    return Status{};
+  };
+  const HeldClusters failing = [](const StagedLayout&, const DeviceInfo&, int&) {
+    return Status{Errc::bad_argument, "no answer"};
+  };
+  const ConstRows rows8{host_in, bf, 8, 262144, 0};
+  const Rows out8{host_out, bf, 8, 262144, 0};
+  CHECK(planned<RmsNormPolicy>(rows8, out8, weight, true, nullptr, seven).staged.params_offset == 0);
+  CHECK(planned<RmsNormPolicy>(rows8, out8, weight, true, nullptr, eight).staged.params_offset > 0);
+  Status held_status;
+  planned<RmsNormPolicy>(rows8, out8, weight, true, &held_status, failing);
+  CHECK(held_status.code() == Errc::bad_argument);
+  CHECK(planned<SoftmaxPolicy>(rows8, out8, {}, true, nullptr, failing).staging == Staging::slices);  // no parameters: not asked
   weight.weight.size = 65536;
   plan = planned<RmsNormPolicy>({host_in, bf, 128, 65536, 0}, {host_out, bf, 128, 65536, 0}, weight);
   CHECK((plan.staging == Staging::slices && plan.staged.params_offset == 0));  // 256 CTAs: several waves

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <mutex>
+#include <vector>
 
 namespace fusekit::reduce {
 
@@ -75,12 +77,11 @@ template <class Policy, class TIn, class TOut> Status sm90_row_kernels(const Dev
   return {};
 }
 
-template <class Policy, class TIn, class TOut, bool kSliced>
-Status launch_staged(const RowParams& p, const StagedLayout& layout, const DeviceInfo& device, cudaStream_t stream) {
+// Stages beyond 48 KB and clusters of 16 ("non-portable") need an opt-in, once per kernel and device.
+template <class Policy, class TIn, class TOut, bool kSliced> Status opt_in_staged(const DeviceInfo& device) {
   auto kernel = staged_row_kernel<Policy, TIn, TOut, kSliced>;
-  // Stages beyond 48 KB and clusters of 16 ("non-portable") need an opt-in, once per kernel and device.
   static PerDeviceOnce opt_in;
-  const cudaError_t opt_in_error = opt_in.run(device.ordinal, [&] {
+  const cudaError_t e = opt_in.run(device.ordinal, [&] {
     // Sliced rows may stage their parameters too (stages_params): up to what the device allows
     // beside the kernel's static shared memory (the opt-in limit counts both).
     int stage_limit = kMaxStagedStageBytes;
@@ -94,7 +95,12 @@ Status launch_staged(const RowParams& p, const StagedLayout& layout, const Devic
     if (kSliced && e == cudaSuccess) e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
     return e;
   });
-  if (opt_in_error != cudaSuccess) return Status::cuda(opt_in_error, "cudaFuncSetAttribute (staged row kernel)");
+  return e == cudaSuccess ? Status{} : Status::cuda(e, "cudaFuncSetAttribute (staged row kernel)");
+}
+
+template <class Policy, class TIn, class TOut, bool kSliced>
+Status launch_staged(const RowParams& p, const StagedLayout& layout, const DeviceInfo& device, cudaStream_t stream) {
+  FUSEKIT_TRY((opt_in_staged<Policy, TIn, TOut, kSliced>(device)));
   LaunchShape shape;
   const ClusterOverlap overlap = cluster_overlap().load();
   shape.dependent = !kSliced || overlap == ClusterOverlap::always ||
@@ -103,7 +109,42 @@ Status launch_staged(const RowParams& p, const StagedLayout& layout, const Devic
   shape.grid = dim3(unsigned(p.rows * layout.cluster));
   shape.cluster = unsigned(layout.cluster);
   shape.smem = std::size_t(layout.stage_bytes);
-  return launch_kernel(kernel, shape, stream, p, layout);
+  return launch_kernel(staged_row_kernel<Policy, TIn, TOut, kSliced>, shape, stream, p, layout);
+}
+
+// How many clusters of a sliced layout the device runs at once (cudaOccupancyMaxActiveClusters for
+// the kernel that would take it), remembered per device and layout. Its shape in the plan: a plan
+// made without the device's kernels (the CPU tests) passes none.
+using HeldClusters = Status (*)(const StagedLayout&, const DeviceInfo&, int& clusters);
+template <class Policy, class TIn, class TOut>
+Status sliced_clusters_held(const StagedLayout& l, const DeviceInfo& device, int& clusters) {
+  FUSEKIT_TRY((opt_in_staged<Policy, TIn, TOut, true>(device)));
+  struct Known {
+    int ordinal, stage_bytes, threads, cluster, clusters;
+  };
+  static std::mutex mutex;
+  static std::vector<Known> known;  // a few layouts a program; past 64, asked every call
+  const auto same = [&](const Known& k) {
+    return k.ordinal == device.ordinal && k.stage_bytes == l.stage_bytes && k.threads == l.threads && k.cluster == l.cluster;
+  };
+  std::lock_guard<std::mutex> lock(mutex);
+  if (const auto it = std::find_if(known.begin(), known.end(), same); it != known.end()) {
+    clusters = it->clusters;
+    return {};
+  }
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(unsigned(l.cluster));
+  config.blockDim = dim3(unsigned(l.threads));
+  config.dynamicSmemBytes = std::size_t(l.stage_bytes);
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = unsigned(l.cluster);
+  cluster.val.clusterDim.y = cluster.val.clusterDim.z = 1;
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  FUSEKIT_CUDA_TRY(cudaOccupancyMaxActiveClusters(&clusters, staged_row_kernel<Policy, TIn, TOut, true>, &config));
+  if (known.size() < 64) known.push_back({device.ordinal, l.stage_bytes, l.threads, l.cluster, clusters});
+  return {};
 }
 
 // Whether a sliced call stages its weight and bias beside the row (StagedLayout::params_offset):
@@ -117,7 +158,12 @@ inline std::atomic<SlicedParams>& sliced_params() {
   static std::atomic<SlicedParams> choice{SlicedParams::automatic};
   return choice;
 }
-inline bool stages_params(const RowParams& p, DType in, const StagedLayout& l, int params, const DeviceInfo& device) {
+// stages_params's `held`: how many clusters of the staged layout (with_staged_params) the device
+// runs at once, or -1 where not known. A stage past about half an SM's shared memory leaves one CTA an SM, and 16-CTA
+// clusters then pack fewer than sm_count / 16 into the GPCs (H100: 15 of 8 CTAs where 16 x 8 SMs
+// would suggest 16; forty-fifth session): a call of more rows would run in two waves.
+inline bool stages_params(const RowParams& p, DType in, const StagedLayout& l, int params, const DeviceInfo& device,
+                          int held = -1) {
   if (!p.vectors_aligned || (!p.weight && !p.bias)) return false;
   // The opt-in limit counts the kernel's static shared memory too (its barriers, the reducer's and
   // the cluster exchange's slots), with some alignment slack.
@@ -125,7 +171,7 @@ inline bool stages_params(const RowParams& p, DType in, const StagedLayout& l, i
   if (l.stage_bytes + params * l.residual_offset + kStaticBytes > device.max_smem_per_block_optin) return false;
   const SlicedParams choice = sliced_params().load();
   if (choice != SlicedParams::automatic) return choice == SlicedParams::always;
-  return dtype_size(in) == 2 && p.rows * l.cluster <= device.sm_count;
+  return dtype_size(in) == 2 && p.rows * l.cluster <= device.sm_count && (held < 0 || p.rows <= held);
 }
 
 // Process-wide override of the kernel choice, for tests that compare both kernels bit for bit and
@@ -227,10 +273,13 @@ inline std::string describe(const RowPlan& plan) {
          " threads x " + n(c.chunks()) + " vectors, " + n(plan.rows_per_cta) + rows + kCtaRows[int(plan.cta_rows)];
 }
 
-// sm90: the binary's row kernels are sm_90 code on this device (sm90_row_kernels). Fails only
-// where the rows need clusters and sm90 is false.
+// sm90: the binary's row kernels are sm_90 code on this device (sm90_row_kernels). held_clusters:
+// the device's answer for a sliced layout (sliced_clusters_held), or none (stages_params then goes
+// by the SM count alone). Fails where the rows need clusters and sm90 is false, or the device
+// cannot answer.
 template <class Policy>
-Status plan_rows(const RowParams& p, DType in, const DeviceInfo& device, bool sm90, RowPlan& plan) {
+Status plan_rows(const RowParams& p, DType in, const DeviceInfo& device, bool sm90, RowPlan& plan,
+                 HeldClusters held_clusters = nullptr) {
   plan = RowPlan{};
   constexpr bool kEpilogue = kHasEpilogue<Policy>;
   const bool residual = p.residual != nullptr;
@@ -244,7 +293,12 @@ Status plan_rows(const RowParams& p, DType in, const DeviceInfo& device, bool sm
     const int per_thread = asked > 0 ? asked : sliced_vectors_per_thread(in, kEpilogue);
     plan.staged = select_sliced_layout(p.cols, in, residual, slice_bytes(), per_thread);
     constexpr int kParams = Policy::kTakesBias ? 2 : Policy::kTakesWeight ? 1 : 0;
-    if (kParams > 0 && stages_params(p, in, plan.staged, kParams, device)) plan.staged = with_staged_params(plan.staged, kParams);
+    if (kParams > 0 && stages_params(p, in, plan.staged, kParams, device)) {
+      const StagedLayout staged = with_staged_params(plan.staged, kParams);
+      int held = -1;
+      if (held_clusters) FUSEKIT_TRY(held_clusters(staged, device, held));
+      if (stages_params(p, in, plan.staged, kParams, device, held)) plan.staged = staged;
+    }
     // A GPU with less shared memory a CTA than the slice needs (sm_90 has 227 KB) keeps the
     // register clusters.
     if (plan.staged.stage_bytes <= device.max_smem_per_block_optin) return {};
@@ -342,7 +396,7 @@ template <class Policy, class TIn, class TOut>
 Status plan_on_device(const RowParams& p, RowPlan& plan, DeviceInfo& device, bool& sm90) {
   FUSEKIT_TRY(current_device(device));
   FUSEKIT_TRY((sm90_row_kernels<Policy, TIn, TOut>(device, sm90)));
-  return plan_rows<Policy>(p, dtype_v<TIn>, device, sm90, plan);
+  return plan_rows<Policy>(p, dtype_v<TIn>, device, sm90, plan, sm90 ? &sliced_clusters_held<Policy, TIn, TOut> : nullptr);
 }
 
 template <class Policy, class TIn, class TOut>
