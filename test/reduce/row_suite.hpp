@@ -531,6 +531,40 @@ template <RowOp kOp> void suite_slice_params() {
       CHECK_MESSAGE(std::memcmp(all.out_bytes.data() + 5 * row_bytes, alone.out_bytes.data() + 5 * row_bytes, row_bytes) == 0,
                     "row 5 differs alone vs among 16 rows");
     }
+
+  // With a residual the stage holds the row, the residual and the parameters (LayerNorm: 4 x 32 KB
+  // on bf16 N = 262144, one CTA an SM; an H100 runs 7 such clusters at once): automatically the
+  // parameters are staged only where the device runs all the call's clusters of that layout at once
+  // (sliced_clusters_held), else read from global memory; the same bits either way.
+  for (std::int64_t rows : {4, 8}) {
+    RowCase c = shaped_case(DType::bf16, DType::bf16, rows, 262144);
+    c.weight = c.param_dtype = DType::bf16;
+    c.bias = kOp == RowOp::layer_norm;
+    c.residual = true;
+    const std::uint64_t seed = fresh_seed();
+    reduce::sliced_params() = SlicedParams::automatic;
+    const RowRun automatic = check_case<kOp>(c, seed);
+    REQUIRE(automatic.plan.staging == reduce::Staging::slices);
+    DeviceInfo device;
+    REQUIRE(current_device(device).ok());
+    const int params = kOp == RowOp::layer_norm ? 2 : 1;
+    const reduce::StagedLayout& planned = automatic.plan.staged;
+    const reduce::StagedLayout with_params = planned.params_offset > 0 ? planned : reduce::with_staged_params(planned, params);
+    int held = -1;
+    REQUIRE(reduce::sliced_clusters_held<RowPolicy<kOp>, bf16_t, bf16_t>(with_params, device, held).ok());
+    INFO(rows << " rows; clusters of " << with_params.cluster << " x " << with_params.stage_bytes
+              << " bytes of stage held at once: " << held << "; plan: " << reduce::describe(automatic.plan));
+    const bool one_wave = rows <= held;
+    CHECK((automatic.plan.staged.params_offset > 0) == one_wave);
+    reduce::sliced_params() = SlicedParams::never;
+    const RowRun global = check_case<kOp>(c, seed);
+    CHECK_MESSAGE(global.out_bytes == automatic.out_bytes, "staged parameters change the bits");
+    CHECK(global.residual_out_bytes == automatic.residual_out_bytes);
+    reduce::sliced_params() = SlicedParams::always;
+    const RowRun staged = check_case<kOp>(c, seed);
+    CHECK(staged.plan.staged.params_offset > 0);
+    CHECK_MESSAGE(global.out_bytes == staged.out_bytes, "staged parameters change the bits");
+  }
 }
 
 // Rejected calls return the reason and leave the output untouched.

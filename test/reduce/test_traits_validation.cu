@@ -239,13 +239,14 @@ TEST_CASE("stages_params: vector-aligned calls with parameters whose stage fits;
   CHECK(staged.cluster == bf16.cluster);  // the row's layout, so its bits, unchanged
   CHECK(staged.threads == bf16.threads);
   CHECK(staged.slice_vectors == bf16.slice_vectors);
-  // Where the device holds fewer of the staged layout's clusters than the rows (a stage over half
-  // an SM's shared memory), the call would run in two waves: not staged.
+  // The device says how many of the staged layout's clusters it runs at once: as many rows as
+  // that are one wave, whatever the SM count says.
   CHECK(stages_params(p, DType::bf16, bf16, 2, h200, 8));
   CHECK_FALSE(stages_params(p, DType::bf16, bf16, 2, h200, 7));
   p.rows = 9;  // 144 CTAs: more than the SMs
   CHECK_FALSE(stages_params(p, DType::bf16, bf16, 2, h200));
-  CHECK_FALSE(stages_params(p, DType::bf16, bf16, 2, h200, 100));
+  CHECK(stages_params(p, DType::bf16, bf16, 2, h200, 21));
+  CHECK_FALSE(stages_params(p, DType::f32, f32, 2, h200, 21));
   sliced_params() = SlicedParams::always;
   CHECK(stages_params(p, DType::bf16, bf16, 2, h200));
   CHECK(stages_params(p, DType::f32, f32, 2, h200));
@@ -625,6 +626,14 @@ TEST_CASE("plan_rows: the kernel each call reaches, and the choices that move it
   const Rows out8{host_out, bf, 8, 262144, 0};
   CHECK(planned<RmsNormPolicy>(rows8, out8, weight, true, nullptr, seven).staged.params_offset == 0);
   CHECK(planned<RmsNormPolicy>(rows8, out8, weight, true, nullptr, eight).staged.params_offset > 0);
+  const HeldClusters twenty_one = [](const StagedLayout&, const DeviceInfo&, int& clusters) {
+    clusters = 21;
+    return Status{};
+  };
+  const ConstRows rows20{host_in, bf, 20, 262144, 0};  // 320 CTAs: more than the SMs, 20 clusters held at once
+  const Rows out20{host_out, bf, 20, 262144, 0};
+  CHECK(planned<RmsNormPolicy>(rows20, out20, weight, true, nullptr, twenty_one).staged.params_offset > 0);
+  CHECK(planned<RmsNormPolicy>(rows20, out20, weight).staged.params_offset == 0);  // unknown: by the SMs
   Status held_status;
   planned<RmsNormPolicy>(rows8, out8, weight, true, &held_status, failing);
   CHECK(held_status.code() == Errc::bad_argument);

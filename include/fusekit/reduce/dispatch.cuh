@@ -148,20 +148,23 @@ Status sliced_clusters_held(const StagedLayout& l, const DeviceInfo& device, int
 }
 
 // Whether a sliced call stages its weight and bias beside the row (StagedLayout::params_offset):
-// automatically for 16-bit rows where every CTA of the call is resident at once (one wave: the call is
-// latency-bound, and the write loop otherwise waits on L1 or L2 for each vector's parameters in turn;
-// f32 rows and calls of several waves were slower staged: RESULTS.md, thirty-ninth session), or never, or
-// always where it can (vector-aligned calls with parameters, and the stage fits). The same values
-// are read either way, so the bits do not change. Process-wide, for the tests and benchmark sweeps.
+// automatically for 16-bit rows where the device runs every cluster of the call at once with the
+// parameters staged (one wave: the call is latency-bound, and the write loop otherwise waits on L1 or
+// L2 for each vector's parameters in turn; f32 rows, and calls that staging would split into two
+// waves, ran slower staged: RESULTS.md, thirty-ninth and forty-sixth sessions), or never, or always
+// where it can (vector-aligned calls with parameters, and the stage fits). The same values are read
+// either way, so the bits do not change. Process-wide, for the tests and benchmark sweeps.
 enum class SlicedParams : std::uint8_t { automatic, never, always };
 inline std::atomic<SlicedParams>& sliced_params() {
   static std::atomic<SlicedParams> choice{SlicedParams::automatic};
   return choice;
 }
-// stages_params's `held`: how many clusters of the staged layout (with_staged_params) the device
-// runs at once, or -1 where not known. A stage past about half an SM's shared memory leaves one CTA an SM, and 16-CTA
-// clusters then pack fewer than sm_count / 16 into the GPCs (H100: 15 of 8 CTAs where 16 x 8 SMs
-// would suggest 16; forty-fifth session): a call of more rows would run in two waves.
+// `held`: how many clusters of the staged layout (with_staged_params) the device runs at once
+// (sliced_clusters_held), or -1 where not known, and then as many as fill the SMs with one CTA each.
+// The staged parameters take shared memory, so fewer CTAs an SM, and 16-CTA clusters pack into the
+// GPCs unevenly (H100, LayerNorm bf16 N = 262144 with a residual: 128 KB a CTA, 7 clusters at once
+// where 132 / 16 would say 8; RMSNorm's 64 KB a CTA: 21, where the rule by SMs stopped at 8).
+inline constexpr int kAllClustersHeld = 1 << 30;
 inline bool stages_params(const RowParams& p, DType in, const StagedLayout& l, int params, const DeviceInfo& device,
                           int held = -1) {
   if (!p.vectors_aligned || (!p.weight && !p.bias)) return false;
@@ -171,7 +174,8 @@ inline bool stages_params(const RowParams& p, DType in, const StagedLayout& l, i
   if (l.stage_bytes + params * l.residual_offset + kStaticBytes > device.max_smem_per_block_optin) return false;
   const SlicedParams choice = sliced_params().load();
   if (choice != SlicedParams::automatic) return choice == SlicedParams::always;
-  return dtype_size(in) == 2 && p.rows * l.cluster <= device.sm_count && (held < 0 || p.rows <= held);
+  if (dtype_size(in) != 2) return false;
+  return held >= 0 ? p.rows <= held : p.rows * l.cluster <= device.sm_count;
 }
 
 // Process-wide override of the kernel choice, for tests that compare both kernels bit for bit and
@@ -293,7 +297,7 @@ Status plan_rows(const RowParams& p, DType in, const DeviceInfo& device, bool sm
     const int per_thread = asked > 0 ? asked : sliced_vectors_per_thread(in, kEpilogue);
     plan.staged = select_sliced_layout(p.cols, in, residual, slice_bytes(), per_thread);
     constexpr int kParams = Policy::kTakesBias ? 2 : Policy::kTakesWeight ? 1 : 0;
-    if (kParams > 0 && stages_params(p, in, plan.staged, kParams, device)) {
+    if (kParams > 0 && stages_params(p, in, plan.staged, kParams, device, kAllClustersHeld)) {
       const StagedLayout staged = with_staged_params(plan.staged, kParams);
       int held = -1;
       if (held_clusters) FUSEKIT_TRY(held_clusters(staged, device, held));
