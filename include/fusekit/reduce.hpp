@@ -28,12 +28,17 @@ using AllDTypes = DTypes<float, fp16_t, bf16_t>;
 
 namespace reduce {
 
-// Calls `f.template operator()<TIn, TOut>()` for the instantiated dtype pair that equals the call's.
+// A type as a value, for generic lambdas (C++17: no template parameter lists on lambdas).
+template <class T> struct TypeTag {
+  using type = T;
+};
+
+// Calls `f(TypeTag<TIn>{}, TypeTag<TOut>{})` for the instantiated dtype pair that equals the call's.
 template <class Policy, class TIn, class... TOut, class F>
 Status dispatch_out(DType out_dtype, DTypes<TOut...>, F& f) {
   Status s{Errc::unsupported_dtype, std::string(Policy::kName) + ": output dtype " + dtype_name(out_dtype) +
                                         " is not instantiated in this translation unit"};
-  ((dtype_v<TOut> == out_dtype ? (void)(s = f.template operator()<TIn, TOut>()) : (void)0), ...);
+  ((dtype_v<TOut> == out_dtype ? (void)(s = f(TypeTag<TIn>{}, TypeTag<TOut>{})) : (void)0), ...);
   return s;
 }
 
@@ -51,8 +56,9 @@ Status run(const ConstRows& in, const Rows& out, const NormOptions& options, cud
   RowParams p;
   FUSEKIT_TRY(validate<Policy>(in, out, options, p));
   if (p.rows == 0 || p.cols == 0) return {};
-  return dispatch_in<Policy>(in.dtype, out.dtype, InTypes{}, OutTypes{},
-                             [&]<class TIn, class TOut>() { return launch_rows<Policy, TIn, TOut>(p, stream); });
+  return dispatch_in<Policy>(in.dtype, out.dtype, InTypes{}, OutTypes{}, [&](auto in_type, auto out_type) {
+    return launch_rows<Policy, typename decltype(in_type)::type, typename decltype(out_type)::type>(p, stream);
+  });
 }
 
 // The plan `run` would launch for this call on the current device (dispatch.cuh's RowPlan), with
@@ -63,10 +69,10 @@ Status plan_call(const ConstRows& in, const Rows& out, const NormOptions& option
   FUSEKIT_TRY(validate<Policy>(in, out, options, p));
   plan = RowPlan{};
   if (p.rows == 0 || p.cols == 0) return {};
-  return dispatch_in<Policy>(in.dtype, out.dtype, InTypes{}, OutTypes{}, [&]<class TIn, class TOut>() {
+  return dispatch_in<Policy>(in.dtype, out.dtype, InTypes{}, OutTypes{}, [&](auto in_type, auto out_type) {
     DeviceInfo device;
     bool sm90 = false;
-    return plan_on_device<Policy, TIn, TOut>(p, plan, device, sm90);
+    return plan_on_device<Policy, typename decltype(in_type)::type, typename decltype(out_type)::type>(p, plan, device, sm90);
   });
 }
 
