@@ -118,7 +118,6 @@ Status launch_staged(const RowParams& p, const StagedLayout& layout, const Devic
 using HeldClusters = Status (*)(const StagedLayout&, const DeviceInfo&, int& clusters);
 template <class Policy, class TIn, class TOut>
 Status sliced_clusters_held(const StagedLayout& l, const DeviceInfo& device, int& clusters) {
-  FUSEKIT_TRY((opt_in_staged<Policy, TIn, TOut, true>(device)));
   struct Known {
     int ordinal, stage_bytes, threads, cluster, clusters;
   };
@@ -132,6 +131,7 @@ Status sliced_clusters_held(const StagedLayout& l, const DeviceInfo& device, int
     clusters = it->clusters;
     return {};
   }
+  FUSEKIT_TRY((opt_in_staged<Policy, TIn, TOut, true>(device)));  // the query counts the opted-in stage
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(unsigned(l.cluster));
   config.blockDim = dim3(unsigned(l.threads));

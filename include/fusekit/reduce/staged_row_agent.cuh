@@ -30,7 +30,7 @@ template <class TIn> struct StagedSlice {
   int lo, hi;              // the CTA's vectors of the span
   int whole_lo, whole_hi;  // its whole vectors: what the stage holds, in order
 
-  __device__ StagedSlice(const TIn* row, int cols, int rank, int slice_vectors, int ranks = 1) : span(row, cols) {
+  __device__ StagedSlice(const TIn* row, int cols, int rank, int slice_vectors, int ranks) : span(row, cols) {
     lo = slice_vectors > 0 ? rank * slice_vectors : 0;
     hi = slice_vectors > 0 && rank < ranks - 1 ? min(lo + slice_vectors, span.vectors) : span.vectors;
     if (hi < lo) hi = lo;
