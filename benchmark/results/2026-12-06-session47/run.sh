@@ -20,8 +20,12 @@
 # narrowsuite (carry/c46n and carry/c46ns): narrow, then the GPU cases that reach the sliced kernels
 #   (sliced rows, N from 1 to 262144, staged against register kernels, queued in-place calls, bitwise
 #   repeatable) from c46ns's suite, in what is left of 570 s.
+# Next session (built from wip/narrow-slices 0262ffc, the wave rule): `run.sh carry/c48n narrowsliced`
+#   (base/ = main's bench, new/ = the branch's bench, probe and RMSNorm + softmax GPU cases), then
+#   `run.sh carry/c48l slicedln` (LayerNorm's cases, memcheck; copy_probe rides along there).
 set -u
 source tools/ab_common.sh "${1:?carry}"
+chmod +x "$d"/*/* 2>/dev/null  # ab_common marks only fusekit_* executable
 step=${2:?step}
 o=$OUT/call_$step; mkdir -p $o; gpu_info $o
 sliced_cases='*sliced*,*N from 1*,*staged and register*,*queued*,*repeatable*'
