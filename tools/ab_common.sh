@@ -18,8 +18,7 @@
 #                                                 benchmark run into $o/NAME.txt (stdout) and $o/NAME.err
 # Label the runs <prefix>_<label>_<rep> and compare them with tools/ab.py.
 d=$(cd "${1:?usage: source tools/ab_common.sh CARRY_DIR}" && pwd)
-for f in "$d"/*/*.xz; do [ -e "$f" ] && [ ! -f "${f%.xz}" ] && xz -d -k -f "$f"; done
-chmod +x "$d"/*/fusekit_* 2>/dev/null
+for f in "$d"/*/*.xz; do [ -e "$f" ] && [ ! -f "${f%.xz}" ] && xz -d -k -f "$f" && chmod +x "${f%.xz}"; done
 export LD_LIBRARY_PATH=$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 SECONDS=0
 gpu_info() { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,power.limit,temperature.gpu --format=csv > "$1/gpu.txt" 2>&1; }
