@@ -16,7 +16,7 @@
 #   cudaMemcpyAsync in the same run, and the H3 norms.
 # (A combined carry of the narrow A/B and the whole test binary passed the call's 64 MiB; hence the
 # test binaries split by op.)
-# Next session (built from wip/narrow-slices 0262ffc, the wave rule): `run.sh carry/c48n narrowsliced`
+# Next session (built from wip/narrow-slices 0262ffc, the wave rule; test binaries relinked at its head): `run.sh carry/c48n narrowsliced`
 #   (base/ = main's bench, new/ = the branch's bench, probe and RMSNorm + softmax GPU cases), then
 #   `run.sh carry/c48l slicedln` (LayerNorm's cases, memcheck; copy_probe rides along there).
 set -u
