@@ -152,6 +152,72 @@ GPU_TEST_CASE("linear_glu: a partial last N-tile with a bias, every tile, both o
   }
 }
 
+// A strided output view 16 bytes into its buffer (rows 200 apart, 136 columns: a partial last N-tile)
+// on every tile kind: the 232-token tiles hand their rounded tile to the copy engine, whose box
+// must write only the view's columns and rows (245 rows: a second, partial token tile). Every
+// element in the view written, none beside it, the same bits on every tile, close to float64.
+GPU_TEST_CASE("linear_glu: a strided output view off its buffer's start, every tile, copy-engine stores") {
+  const std::int64_t m = 245, n_out = 136, k = 72, ldo = 200, offset = 8;
+  const GluCall call(m, n_out, k, Activation::silu, GluOrder::value_gate, true);
+  const RestoreSwappedTiles restore;
+  std::vector<std::vector<unsigned char>> outs;
+  for (gemm::SwappedTiles choice : kEveryTile) {
+    CAPTURE(int(choice));
+    gemm::swapped_tiles() = choice;
+    const DevMatrix out = poisoned_output(DType::bf16, m + 1, ldo);
+    bf16_t* base = out.buf.as<bf16_t>() + offset;
+    const Status st = gemm::linear_glu(call.a.view(), call.w.view(), {base, DType::bf16, m, n_out, ldo}, call.opt);
+    REQUIRE_MESSAGE(st.ok(), st.to_string());
+    CHECK_LAUNCH();
+    const auto bytes = download_bytes(out);
+    const Matrix full = from_bytes(DType::bf16, m + 1, ldo, bytes);
+    Matrix got{DType::bf16, m, n_out, std::vector<float>(m * n_out)};
+    std::int64_t outside_written = 0, unwritten = 0;
+    for (std::int64_t i = 0; i < (m + 1) * ldo; ++i) {
+      const bool poison = bytes[2 * i] == 0xFF && bytes[2 * i + 1] == 0xFF;
+      const std::int64_t r = (i - offset) / ldo, c = (i - offset) % ldo;
+      const bool inside = i >= offset && r < m && c < n_out;
+      if (inside) {
+        got.v[r * n_out + c] = full.v[i];
+        unwritten += poison;
+      } else {
+        outside_written += !poison;
+      }
+    }
+    CHECK(unwritten == 0);
+    CHECK(outside_written == 0);
+    check_close(got, call.reference(sample_rows(m, fresh_seed())), "strided linear_glu");
+    outs.push_back(bytes);
+  }
+  for (std::size_t i = 1; i < outs.size(); ++i) CHECK(outs[0] == outs[i]);
+}
+
+// One row needs no row stride that is a multiple of 16 bytes (validate.hpp), which the copy
+// engine's tensor map does: on every tile kind, a one-row output view with a 24-byte stride.
+GPU_TEST_CASE("linear_glu: one row with a stride the copy engine could not take, every tile") {
+  const GluCall call(1, 8, 64, Activation::silu, GluOrder::gate_value, true);
+  const RestoreSwappedTiles restore;
+  for (gemm::SwappedTiles choice : kEveryTile) {
+    CAPTURE(int(choice));
+    gemm::swapped_tiles() = choice;
+    const DevMatrix out = poisoned_output(DType::bf16, 1, 16);
+    const Status st = gemm::linear_glu(call.a.view(), call.w.view(), {out.buf.get(), DType::bf16, 1, 8, 12}, call.opt);
+    REQUIRE_MESSAGE(st.ok(), st.to_string());
+    CHECK_LAUNCH();
+    const auto bytes = download_bytes(out);
+    const Matrix full = from_bytes(DType::bf16, 1, 16, bytes);
+    Matrix got{DType::bf16, 1, 8, std::vector<float>(full.v.begin(), full.v.begin() + 8)};
+    std::int64_t outside_written = 0, unwritten = 0;
+    for (int c = 0; c < 16; ++c) {
+      const bool poison = bytes[2 * c] == 0xFF && bytes[2 * c + 1] == 0xFF;
+      if (c < 8) unwritten += poison; else outside_written += !poison;
+    }
+    CHECK(unwritten == 0);
+    CHECK(outside_written == 0);
+    check_close(got, call.reference({0}), "one-row linear_glu");
+  }
+}
+
 GPU_TEST_CASE("fc1_swiglu: every H3 token count; native == diffusers-swapped; repeatable; vs cuBLASLt") {
   const gemm::H3Dims d;
   const DevMatrix w = random_device(DType::bf16, 2 * d.ffn, d.hidden, 1.0 / std::sqrt(double(d.hidden)));

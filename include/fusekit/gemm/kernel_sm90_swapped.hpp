@@ -2,9 +2,11 @@
 // the wgmma's N), warp-specialized and persistent like gemm_kernel_sm90: warpgroup 0's producer
 // streams tiles through the ring while warpgroups 1 and 2 multiply, one W half each. The epilogue
 // runs on the tile's token chunks, staged transposed: on 232-token tiles the consumers run it
-// (the producer is already loading the next tile's slices meanwhile); 160-token tiles hand it to
-// the producer warpgroup's other three warps, so that it runs beside the next tile's wgmmas (a
-// tile's epilogue was 7-21% of its time: RESULTS.md, twenty-fifth session). No light tiles and
+// (the producer is already loading the next tile's slices meanwhile), or where the epilogue has
+// the fragment form (fc1's SwiGLU) pair the tile in registers and hand it to the copy engine;
+// 160-token tiles hand it to the producer warpgroup's other three warps, so that it runs beside
+// the next tile's wgmmas (a tile's epilogue was 7-21% of its time: RESULTS.md, twenty-fifth
+// session). No light tiles and
 // no split tiles: every tile runs whole, its K segments (long, narrow weights) folded in the
 // consumers' registers. The launcher takes this kernel where the token count fits its tile
 // height better (kernel.hpp).
@@ -40,7 +42,8 @@ static_assert(2 * (kConsumerRegs - kLaunchRegs) <= kLaunchRegs - kEpilogueWarpRe
 template <class MainLoop, class Epi>
 __global__ void __launch_bounds__(MainLoop::kThreads, 1)
     gemm_kernel_sm90_swapped(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map,
-                             GemmExtent extent, TileOrder order, KSegments segments, typename Epi::Params params) {
+                             const __grid_constant__ CUtensorMap out_map, GemmExtent extent, TileOrder order,
+                             KSegments segments, typename Epi::Params params) {
 #ifdef FUSEKIT_SM90A
   using Storage = typename MainLoop::SharedStorage;
   extern __shared__ unsigned char smem_raw[];
@@ -89,6 +92,72 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
       Epi::apply(params, tile);  // ends with the group's barrier: the staging tile is free again
     }
   };
+  // The fragment form of a GLU epilogue on the 232-token tiles (SwappedMainLoopSm90 says how):
+  // the consumers pair the tile's gate and value halves in registers and hand the rounded tile to
+  // the copy engine, which writes it while they go on with the next tile; only consumer 0's
+  // thread 0 issues stores. The staged form's nodes (its fp32 chunks, the 16-byte stores) kept
+  // the tensor cores waiting for about 7% of fc1's time at 925 tokens (RESULTS.md, twenty-ninth
+  // session).
+  constexpr bool kPairs = Epi::kPairsInFragment && !MainLoop::kFoldsSegments;
+  const bool stores_tiles = threadIdx.x == 128;
+  auto pair_and_store = [&](typename MainLoop::Accumulators& acc, std::int64_t m_tile, std::int64_t n_tile) {
+    if constexpr (kPairs) {
+      using Out = typename Epi::Store::Out;
+      constexpr int kBlocks = MainLoop::kBlocks, kFirst = MainLoop::kPairedBlocks;
+      const WeightRows wr = weight_rows_of(n_tile);
+      // This consumer's half, selected rather than indexed (an index puts wr on the stack).
+      const int count = cw == 0 ? wr.count[0] : wr.count[1];
+      const std::int64_t first_row = cw == 0 ? wr.first[0] : wr.first[1];
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {  // the nodes before the pairing, on this thread's two W rows
+        const int row = MainLoop::fragment_row(e);
+        if (row < count) {
+#pragma unroll
+          for (int j = 0; j < kBlocks; ++j) acc.v[4 * j + e] = Epi::visit(params, acc.v[4 * j + e], first_row + row);
+        }
+      }
+      auto sync = [] { asm volatile("bar.sync 3, 256;\n" ::: "memory"); };
+      if (stores_tiles) ptx::bulk_wait_group_read_all();  // the previous tile's box is read out
+      sync();
+      auto pair_blocks = [&](int owner, int first, int last) {  // `owner` pairs blocks [first, last)
+        if (cw != owner) {
+#pragma unroll
+          for (int j = 0; j < kBlocks; ++j)
+            if (j >= first && j < last) *MainLoop::exchange_slot(s, j - first) = MainLoop::block(acc, j);
+        }
+        sync();
+        if (cw == owner) {
+#pragma unroll
+          for (int j = 0; j < kBlocks; ++j) {
+            if (j < first || j >= last) continue;
+            const float4 other = *MainLoop::exchange_slot(s, j - first);
+            const float o[4] = {other.x, other.y, other.z, other.w};
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+              float& v = acc.v[4 * j + e];
+              v = owner == 0 ? Epi::pair(params, v, o[e]) : Epi::pair(params, o[e], v);  // (gate, value)
+            }
+          }
+        }
+        sync();  // the slots are free again
+      };
+      pair_blocks(0, 0, kFirst);
+      pair_blocks(1, kFirst, kBlocks);
+#pragma unroll
+      for (int j = 0; j < kBlocks; ++j) {
+        if ((cw == 0) != (j < kFirst)) continue;
+#pragma unroll
+        for (int e = 0; e < 4; ++e) MainLoop::template put_paired<Out>(s, j, e, acc.v[4 * j + e]);
+      }
+      ptx::fence_proxy_async_shared();  // the box's writes, before the copy engine reads them
+      sync();
+      if (stores_tiles) {
+        ptx::tma_store_2d(&out_map, s.staging, static_cast<int>(Epi::paired_col0(params, wr)),
+                          static_cast<int>(m_tile * MainLoop::BM));
+        ptx::bulk_commit_group();
+      }
+    }
+  };
   RingPosition pos;
   // 160-token tiles hand their epilogue to the producer warpgroup's three other warps: the
   // consumers stage a tile's first chunk and go on with the next tile, staging its other chunks
@@ -103,6 +172,7 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
     if (threadIdx.x == 0) {
       ptx::prefetch_tensor_map(&a_map);
       ptx::prefetch_tensor_map(&w_map);
+      if constexpr (kPairs) ptx::prefetch_tensor_map(&out_map);
       for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
         std::int64_t m_tile, n_tile;
         order.coords(t, m_tile, n_tile);
@@ -178,8 +248,12 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
         order.coords(t, m_tile, n_tile);
         typename MainLoop::Accumulators acc;
         MainLoop::consume(s, pos, 0, k_blocks, cw, acc);  // the launcher gives these tiles one segment
-        stage_and_finish(acc, m_tile, n_tile);
+        if constexpr (kPairs)
+          pair_and_store(acc, m_tile, n_tile);
+        else
+          stage_and_finish(acc, m_tile, n_tile);
       }
+      if (kPairs && stores_tiles) ptx::bulk_wait_group_all();  // the last box written before the CTA ends
     }
   }
 #else
@@ -195,9 +269,17 @@ Status launch_sm90_swapped(const GemmOperands<T>& op, const typename Epi::Params
                            KSegments segments, const DeviceInfo& device, cudaStream_t stream) {
   if (!MainLoop::kFoldsSegments && segments.count > 1)
     return {Errc::bad_argument, "swapped tiles of more than 160 tokens cannot fold K segments"};
-  CUtensorMap a_map, w_map;
+  CUtensorMap a_map, w_map, out_map{};
   FUSEKIT_TRY(make_tensor_map_sw128(a_map, op.a, tensor_map_type<T>(), op.m, op.k, op.lda, MainLoop::BM));
   FUSEKIT_TRY(make_tensor_map_sw128(w_map, op.w, tensor_map_type<T>(), op.n, op.k, op.ldw, MainLoop::kHalfRows));
+  if constexpr (Epi::kPairsInFragment && !MainLoop::kFoldsSegments) {  // the paired tiles' output, in boxes of a tile
+    using Out = typename Epi::Store::Out;
+    const auto& store = Epi::store_params(params);
+    // One row's stride is never used, and need not be a multiple of 16 bytes (validate.hpp), as the
+    // copy engine's is: give it the dense one (n / 2 is a multiple of 8: linear_glu).
+    const std::int64_t cols = Epi::paired_cols(op.n), ld = op.m == 1 ? cols : store.ld;
+    FUSEKIT_TRY(make_tensor_map_sw128(out_map, store.out, tensor_map_type<Out>(), op.m, cols, ld, MainLoop::BM));
+  }
   const TileOrder order{(op.m + MainLoop::BM - 1) / MainLoop::BM, n_tiles};
   auto* kernel = &gemm_kernel_sm90_swapped<MainLoop, Epi>;
   FUSEKIT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -207,7 +289,8 @@ Status launch_sm90_swapped(const GemmOperands<T>& op, const typename Epi::Params
   shape.smem = MainLoop::kSmemBytes;
   const std::int64_t tiles = order.count(), ctas = device.sm_count;  // persistent: one CTA per SM at most
   shape.grid = dim3(static_cast<unsigned>(tiles < ctas ? tiles : ctas));
-  return launch_kernel(kernel, shape, stream, a_map, w_map, GemmExtent{op.m, op.n, op.k}, order, segments, params);
+  return launch_kernel(kernel, shape, stream, a_map, w_map, out_map, GemmExtent{op.m, op.n, op.k}, order, segments,
+                       params);
 }
 
 }  // namespace detail

@@ -53,7 +53,7 @@ struct SwappedMainLoopSm90 {
   struct SharedStorage {
     alignas(1024) unsigned char a[kStages][kABytes];  // tokens x 64 k
     alignas(1024) unsigned char b[kStages][kBBytes];  // the N-tile's 128 W rows x 64 k
-    alignas(16) float staging[kChunkRows * kTileLd];
+    alignas(1024) float staging[kChunkRows * kTileLd];  // 1024: the paired tile is a 128-byte-swizzled copy box
     std::uint64_t full[kStages];
     std::uint64_t empty[kStages];
     // The staging tile handed from the consumers to the epilogue warps (kernel_sm90_swapped.hpp):
@@ -155,6 +155,32 @@ struct SwappedMainLoopSm90 {
       p[8] = acc.v[4 * j + 2];
       p[kTileLd + 8] = acc.v[4 * j + 3];
     }
+  }
+
+  // The fragment form of a GLU epilogue (epilogue.hpp's kPairsInFragment): consumer 0 holds an
+  // N-tile's gate rows and consumer 1 its value rows, element for element in the same places of
+  // their fragments. Consumer 0 pairs the fragment's first kPairedBlocks n8 blocks, consumer 1 the
+  // rest, each getting the other half's values through the staging area in slots (float4 q of
+  // thread t at q * 128 + t: a warp's access is 512 contiguous bytes); then both write their
+  // outputs, rounded to 16 bits, into the staging area as [BM tokens][64 columns] with each
+  // 128-byte row's 16-byte chunks swizzled (chunk c of token row r at c ^ (r % 8)), the layout the
+  // copy engine's 128-byte swizzle reads, and one thread stores that box.
+  static constexpr int kBlocks = BM / 8, kPairedBlocks = (kBlocks + 1) / 2;
+  static_assert(kPairedBlocks * 128 * sizeof(float4) <= sizeof(float) * kChunkRows * kTileLd, "the exchange slots fit");
+  static_assert(BM * kHalfRows * 2 <= sizeof(float) * kChunkRows * kTileLd, "the paired 16-bit tile fits");
+  __device__ static float4* exchange_slot(SharedStorage& s, int q) {
+    return reinterpret_cast<float4*>(s.staging) + q * 128 + threadIdx.x % 128;
+  }
+  __device__ static float4 block(const Accumulators& acc, int j) {
+    return make_float4(acc.v[4 * j], acc.v[4 * j + 1], acc.v[4 * j + 2], acc.v[4 * j + 3]);
+  }
+  // This thread's W row (within its half) of fragment element e of any block: rows r and r + 8.
+  __device__ static int fragment_row(int e) { return (threadIdx.x % 128) / 32 * 16 + (threadIdx.x % 32) / 4 + (e >> 1) * 8; }
+  // Element e of block j rounded to OutT at its place in the swizzled output box.
+  template <class OutT> __device__ static void put_paired(SharedStorage& s, int j, int e, float v) {
+    const int token = 8 * j + 2 * (threadIdx.x % 4) + (e & 1), col = fragment_row(e);
+    const int byte = token * 128 + (((col / 8) ^ (token % 8)) * 16) + (col % 8) * 2;
+    *reinterpret_cast<OutT*>(reinterpret_cast<unsigned char*>(s.staging) + byte) = from_float<OutT>(v);
   }
 
   // Chunk `chunk` (run time, at least kFirst) staged by both consumers: one call site a chunk

@@ -60,6 +60,27 @@ __device__ __forceinline__ void tma_load_2d(void* smem, const CUtensorMap* map, 
       "l"(reinterpret_cast<std::uint64_t>(map)), "r"(smem_addr(bar)), "r"(inner), "r"(outer), "l"(policy)
       : "memory");
 }
+// A 2-D box of shared memory to (inner, outer) of `map`, as a bulk async-group (parts of the box
+// outside the tensor are not written). The writers of the box must first make their writes
+// visible to the copy engine (fence_proxy_async, then a barrier).
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, const void* smem, int inner, int outer) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(
+                   reinterpret_cast<std::uint64_t>(map)),
+               "r"(smem_addr(smem)), "r"(inner), "r"(outer)
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit_group() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+// Waits until the copy engine has read the shared memory of every committed store (it may reuse it).
+__device__ __forceinline__ void bulk_wait_group_read_all() {
+  asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
+// Waits until every committed store is done (before the CTA exits).
+__device__ __forceinline__ void bulk_wait_group_all() { asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory"); }
+// Orders this thread's generic-proxy shared-memory writes before later async-proxy (copy engine) reads.
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
 // L2 policies: lines read once (a weight streamed by a one-tile call) leave first; lines every CTA
 // reads again (that call's activations) stay. Pure (not volatile): made once, not per copy.
 __device__ __forceinline__ std::uint64_t l2_evict_first() {

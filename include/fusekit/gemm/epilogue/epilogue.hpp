@@ -7,6 +7,8 @@
 // and, only if it decides which W rows a CTA multiplies (the GLU node does), also
 //   static std::int64_t n_tiles(const Params&, std::int64_t n, int tile_n);
 //   static __device__ WeightRows weight_rows(const Params&, std::int64_t n, int tile_n, std::int64_t t);
+// and, for the fragment form below, `visit` (a node that treats each accumulator alone, by W row:
+// Bias) or `kPairsHalves` and `pair` (the GLU).
 // The last node stores the tile. Adding a node is one new header; no kernel changes.
 #pragma once
 
@@ -16,6 +18,7 @@
 #include <cuda/std/tuple>
 #include <cuda/std/utility>
 
+#include <concepts>
 #include <cstdint>
 
 namespace fusekit::gemm {
@@ -24,6 +27,32 @@ template <class Node>
 concept ChoosesColumns = requires(const typename Node::Params& p, std::int64_t n, int tile_n, std::int64_t t) {
   Node::n_tiles(p, n, tile_n);
   Node::weight_rows(p, n, tile_n, t);
+};
+
+// The fragment form's nodes: one that pairs the tile's two W halves element by element (Glu:
+// `pair(p, first_half, second_half)`), and ones that treat an accumulator alone given its W row
+// (Bias: `visit(p, v, w_row)`).
+template <class Node>
+concept PairsHalves = requires(const typename Node::Params& p, float v, std::int64_t n, const WeightRows& wr) {
+  requires Node::kPairsHalves;
+  { Node::pair(p, v, v) } -> std::convertible_to<float>;
+  Node::output_cols(n);      // the paired output's columns
+  Node::output_col0(p, wr);  // and an N-tile's first
+};
+template <class Node>
+concept VisitsElements = requires(const typename Node::Params& p, float v, std::int64_t w_row) {
+  { Node::visit(p, v, w_row) } -> std::convertible_to<float>;
+};
+// A last node that only writes the tile's rows, rounded to 16 bits, at out[row * ld + col], and
+// says so (StoreRows<bf16_t or fp16_t>: kCopiesRows), so a copy engine's box may write them instead.
+// (A `visit` likewise promises to do to one element what the node's apply does to each.)
+template <class Node>
+concept StoresRows16 = requires(const typename Node::Params& p) {
+  requires Node::kCopiesRows;
+  typename Node::Out;
+  requires sizeof(typename Node::Out) == 2;
+  { p.out } -> std::convertible_to<const typename Node::Out*>;
+  { p.ld } -> std::convertible_to<std::int64_t>;
 };
 
 template <class... Nodes> struct Epilogue {
@@ -69,10 +98,44 @@ template <class... Nodes> struct Epilogue {
     apply_all(p, tile, cuda::std::index_sequence_for<Nodes...>{});
   }
 
+  // The fragment form (kernel_sm90_swapped.hpp's 232-token tiles): visitors, then the node that
+  // pairs the W halves, then a 16-bit row store. A kernel whose two consumers hold the two halves
+  // then pairs them through shared memory in registers and hands the rounded tile to the copy
+  // engine, instead of staging fp32 chunks for the nodes. The same operations in the same order
+  // as apply, so the same bits.
+  static constexpr bool kPairsInFragment = [] {
+    constexpr bool pairs[] = {PairsHalves<Nodes>...}, visits[] = {VisitsElements<Nodes>...};
+    constexpr std::size_t n = sizeof...(Nodes);
+    bool form = n >= 2 && kColumnNode == n - 2 && pairs[kColumnNode] && StoresRows16<Node<n - 1>>;
+    for (std::size_t i = 0; i + 2 < n; ++i) form = form && visits[i];
+    return form;
+  }();
+  // The visitors on an accumulator of W row w_row.
+  __device__ static float visit(const Params& p, float v, std::int64_t w_row) {
+    return visit_all(p, v, w_row, cuda::std::make_index_sequence<kPairsInFragment ? kColumnNode : 0>{});
+  }
+  // The output from the visited accumulators of the two halves.
+  __device__ static float pair(const Params& p, float first, float second) {
+    return Node<kColumnNode>::pair(cuda::std::get<kColumnNode>(p.nodes), first, second);
+  }
+  // Where the copy engine writes: the store's parameters, the output's columns (of a weight of n
+  // rows) and the first output column of an N-tile's rows.
+  using Store = Node<sizeof...(Nodes) - 1>;
+  static const typename Store::Params& store_params(const Params& p) { return cuda::std::get<sizeof...(Nodes) - 1>(p.nodes); }
+  static std::int64_t paired_cols(std::int64_t n) { return Node<kColumnNode>::output_cols(n); }
+  __device__ static std::int64_t paired_col0(const Params& p, const WeightRows& wr) {
+    return Node<kColumnNode>::output_col0(cuda::std::get<kColumnNode>(p.nodes), wr);
+  }
+
  private:
   template <std::size_t... I>
   __device__ static void apply_all(const Params& p, AccTile& tile, cuda::std::index_sequence<I...>) {
     ((Nodes::apply(cuda::std::get<I>(p.nodes), tile), tile.sync()), ...);
+  }
+  template <std::size_t... I>
+  __device__ static float visit_all(const Params& p, float v, std::int64_t w_row, cuda::std::index_sequence<I...>) {
+    ((v = Node<I>::visit(cuda::std::get<I>(p.nodes), v, w_row)), ...);
+    return v;
   }
 
 };

@@ -40,6 +40,17 @@ struct Glu {
     return r;
   }
 
+  // The fragment form (epilogue.hpp): output column j of an N-tile from its gate and value
+  // accumulators (tile halves 0 and 1, whatever the order in W), in registers; apply's arithmetic.
+  static constexpr bool kPairsHalves = true;
+  __device__ static float pair(const Params& p, float gate, float value) { return activate(p.act, gate) * value; }
+  // The output columns: those of an N-tile start at the offset of its rows within either half (the
+  // half that starts at W row 0 shows it).
+  FUSEKIT_HD static std::int64_t output_cols(std::int64_t n) { return n / 2; }
+  FUSEKIT_HD static std::int64_t output_col0(const Params& p, const WeightRows& wr) {
+    return p.order == GluOrder::gate_value ? wr.first[0] : wr.first[1];
+  }
+
   __device__ static void apply(const Params& p, AccTile& t) {
     const int count = t.source.count[0];
     // Reads columns >= half, writes < half: no overlap. Eight columns an item, loaded and stored
@@ -51,12 +62,11 @@ struct Glu {
       t.load8(r, 8 * k, gate);
       t.load8(r, 8 * k + t.half, value);
 #pragma unroll
-      for (int j = 0; j < 8; ++j) gate[j] = activate(p.act, gate[j]) * value[j];
+      for (int j = 0; j < 8; ++j) gate[j] = pair(p, gate[j], value[j]);
       t.store8(r, 8 * k, gate);
     });
     t.cols = count;
-    // Output column c0 is the offset within either half; the half that starts at W row 0 shows it.
-    t.col0 = p.order == GluOrder::gate_value ? t.source.first[0] : t.source.first[1];
+    t.col0 = output_col0(p, t.source);
   }
 };
 

@@ -27,6 +27,10 @@ template <class OutT> __device__ __forceinline__ void store8(OutT* dst, const fl
 
 // out[row0 + r, col0 + c] = tile[r, c].
 template <class OutT> struct StoreRows {
+  // The fragment form (epilogue.hpp) may store the rounded tile through the copy engine instead:
+  // apply writes every element of its rows, rounded, at out[row * ld + col], nothing else.
+  using Out = OutT;
+  static constexpr bool kCopiesRows = true;
   struct Params {
     OutT* out = nullptr;
     std::int64_t ld = 0;
