@@ -12,6 +12,9 @@
 #   reach the changed code, then out_proj, fc1 and fc2 at 70 and 925 tokens, the two builds
 #   alternating twice, memcheck on the glu build's GLU cases, then (where the call started before
 #   REPORT_BEFORE seconds) issue #7's layer report on glu/'s fusekit-layer-report and fusekit-convert.
+# next (carry/c49g, built from main 12c8bf3: new/ = fusekit_bench_gemm, fusekit_test_gemm,
+#   fusekit-layer-report and fusekit-convert): the whole GEMM suite on main's paired fc1 epilogue,
+#   then issue #7's layer report (tools/h200_layer_report.sh) in what is left of 580 s.
 set -u
 source tools/ab_common.sh "${1:?carry}"
 step=${2:?step}
@@ -33,5 +36,10 @@ case $step in
     sanitize memcheck memcheck_glu $d/glu/fusekit_test_gemm 'linear_glu*,fc1_swiglu: the tiny*' 50
     (cd $OUT && tar cJf call_$step.tar.xz call_$step)
     ((SECONDS < ${REPORT_BEFORE:-0})) && OUT=$o/layer timeout 290 bash tools/h200_layer_report.sh $d/glu | tail -32 ;;
+  next)
+    suite test_gemm_all 280 $d/new/fusekit_test_gemm --duration=true
+    grep -E "ERROR|FAILED|test cases" $o/test_gemm_all.log | head -20
+    (cd $OUT && tar cJf call_$step.tar.xz call_$step)
+    OUT=$o/layer timeout $((580 - SECONDS)) bash tools/h200_layer_report.sh $d/new | tail -32 ;;
 esac
 cd $OUT && tar cJf call_$step.tar.xz call_$step && rm -rf call_$step
