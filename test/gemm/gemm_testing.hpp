@@ -64,6 +64,34 @@ inline Matrix fetch_written(const DevMatrix& d) {
 
 inline bool bitwise_equal(const DevMatrix& x, const DevMatrix& y) { return download_bytes(x) == download_bytes(y); }
 
+// A strided view into a poisoned output buffer, read back: `rows` x `cols` elements `ld` apart,
+// starting `offset` elements into `buffer`. Its elements, how many of them still hold poison, how
+// many elements outside it do not, and the buffer's bytes (to compare calls bit for bit).
+struct ViewReadBack {
+  Matrix got;
+  std::int64_t unwritten = 0, outside_written = 0;
+  std::vector<unsigned char> bytes;
+};
+inline ViewReadBack read_view(const DevMatrix& buffer, std::int64_t offset, std::int64_t rows, std::int64_t cols,
+                              std::int64_t ld) {
+  const DType t = buffer.host.dtype;
+  const std::size_t es = dtype_size(t);
+  ViewReadBack view{Matrix{t, rows, cols, std::vector<float>(rows * cols)}, 0, 0, download_bytes(buffer)};
+  const Matrix full = from_bytes(t, buffer.host.rows, buffer.host.cols, view.bytes);
+  for (std::int64_t i = 0; i < buffer.host.rows * buffer.host.cols; ++i) {
+    bool poison = true;
+    for (std::size_t b = 0; b < es; ++b) poison &= view.bytes[i * es + b] == 0xFF;
+    const std::int64_t r = (i - offset) / ld, c = (i - offset) % ld;
+    if (i >= offset && r < rows && c < cols) {
+      view.got.v[r * cols + c] = full.v[i];
+      view.unwritten += poison;
+    } else {
+      view.outside_written += !poison;
+    }
+  }
+  return view;
+}
+
 // Per-element tolerance: two ulps of the output dtype relative, plus a floor that scales with
 // the output's rms (sums that cancel); fp32 outputs carry fp32 accumulation error only.
 inline void check_close(const Matrix& got, const Ref& ref, const char* what) {

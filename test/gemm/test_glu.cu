@@ -169,25 +169,11 @@ GPU_TEST_CASE("linear_glu: a strided output view off its buffer's start, every t
     const Status st = gemm::linear_glu(call.a.view(), call.w.view(), {base, DType::bf16, m, n_out, ldo}, call.opt);
     REQUIRE_MESSAGE(st.ok(), st.to_string());
     CHECK_LAUNCH();
-    const auto bytes = download_bytes(out);
-    const Matrix full = from_bytes(DType::bf16, m + 1, ldo, bytes);
-    Matrix got{DType::bf16, m, n_out, std::vector<float>(m * n_out)};
-    std::int64_t outside_written = 0, unwritten = 0;
-    for (std::int64_t i = 0; i < (m + 1) * ldo; ++i) {
-      const bool poison = bytes[2 * i] == 0xFF && bytes[2 * i + 1] == 0xFF;
-      const std::int64_t r = (i - offset) / ldo, c = (i - offset) % ldo;
-      const bool inside = i >= offset && r < m && c < n_out;
-      if (inside) {
-        got.v[r * n_out + c] = full.v[i];
-        unwritten += poison;
-      } else {
-        outside_written += !poison;
-      }
-    }
-    CHECK(unwritten == 0);
-    CHECK(outside_written == 0);
-    check_close(got, call.reference(sample_rows(m, fresh_seed())), "strided linear_glu");
-    outs.push_back(bytes);
+    const ViewReadBack view = read_view(out, offset, m, n_out, ldo);
+    CHECK(view.unwritten == 0);
+    CHECK(view.outside_written == 0);
+    check_close(view.got, call.reference(sample_rows(m, fresh_seed())), "strided linear_glu");
+    outs.push_back(view.bytes);
   }
   for (std::size_t i = 1; i < outs.size(); ++i) CHECK(outs[0] == outs[i]);
 }
@@ -204,17 +190,10 @@ GPU_TEST_CASE("linear_glu: one row with a stride the copy engine could not take,
     const Status st = gemm::linear_glu(call.a.view(), call.w.view(), {out.buf.get(), DType::bf16, 1, 8, 12}, call.opt);
     REQUIRE_MESSAGE(st.ok(), st.to_string());
     CHECK_LAUNCH();
-    const auto bytes = download_bytes(out);
-    const Matrix full = from_bytes(DType::bf16, 1, 16, bytes);
-    Matrix got{DType::bf16, 1, 8, std::vector<float>(full.v.begin(), full.v.begin() + 8)};
-    std::int64_t outside_written = 0, unwritten = 0;
-    for (int c = 0; c < 16; ++c) {
-      const bool poison = bytes[2 * c] == 0xFF && bytes[2 * c + 1] == 0xFF;
-      if (c < 8) unwritten += poison; else outside_written += !poison;
-    }
-    CHECK(unwritten == 0);
-    CHECK(outside_written == 0);
-    check_close(got, call.reference({0}), "one-row linear_glu");
+    const ViewReadBack view = read_view(out, 0, 1, 8, 12);
+    CHECK(view.unwritten == 0);
+    CHECK(view.outside_written == 0);
+    check_close(view.got, call.reference({0}), "one-row linear_glu");
   }
 }
 

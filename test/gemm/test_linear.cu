@@ -147,21 +147,13 @@ GPU_TEST_CASE("linear: strided views (row stride > cols) read and write only the
     const Status st = gemm::linear({a.buf.get(), DType::bf16, m, k, lda}, w.view(), {out.buf.get(), DType::bf16, m, n, ldo});
     REQUIRE_MESSAGE(st.ok(), st.to_string());
     CHECK_LAUNCH();
-    const auto bytes = download_bytes(out);
-    const Matrix full = from_bytes(DType::bf16, m, ldo, bytes);
-    Matrix a_used{DType::bf16, m, k, std::vector<float>(m * k)}, got{DType::bf16, m, n, std::vector<float>(m * n)};
-    std::int64_t gaps_written = 0, unwritten = 0;
-    for (std::int64_t r = 0; r < m; ++r) {
+    const ViewReadBack view = read_view(out, 0, m, n, ldo);
+    Matrix a_used{DType::bf16, m, k, std::vector<float>(m * k)};
+    for (std::int64_t r = 0; r < m; ++r)
       for (std::int64_t c = 0; c < k; ++c) a_used.v[r * k + c] = a.host.at(r, c);
-      for (std::int64_t c = 0; c < ldo; ++c) {
-        const bool poison = bytes[2 * (r * ldo + c)] == 0xFF && bytes[2 * (r * ldo + c) + 1] == 0xFF;
-        if (c < n) { got.v[r * n + c] = full.at(r, c); unwritten += poison; }
-        else gaps_written += !poison;
-      }
-    }
-    CHECK(unwritten == 0);
-    CHECK(gaps_written == 0);
-    check_close(got, ref_gemm(a_used, w.host, sample_rows(m, 1)), "strided linear");
+    CHECK(view.unwritten == 0);
+    CHECK(view.outside_written == 0);  // the gaps between the view's rows
+    check_close(view.got, ref_gemm(a_used, w.host, sample_rows(m, 1)), "strided linear");
   });
 }
 
