@@ -37,6 +37,11 @@ inline constexpr int kLaunchRegs = 168, kEpilogueWarpRegs = 88, kConsumerRegs = 
 static_assert(2 * (kConsumerRegs - kLaunchRegs) <= kLaunchRegs - kEpilogueWarpRegs,
               "the consumers' registers come from the producer warpgroup's");
 
+// Whether the kernel runs Epi in its fragment form (epilogue.hpp): on tiles whose consumers hold
+// one whole fragment each (the 232-token ones; the 160-token ones fold K segments in a second).
+template <class MainLoop, class Epi>
+inline constexpr bool kPairsInFragmentOn = Epi::kPairsInFragment && !MainLoop::kFoldsSegments;
+
 // CTA b takes tiles b, b + grid, ... of `order` (tile_scheduler.hpp: bands of N-tiles, every
 // token tile of a band before the next); the producer walks the same tiles.
 template <class MainLoop, class Epi>
@@ -98,7 +103,7 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
   // thread 0 issues stores. The staged form's nodes (its fp32 chunks, the 16-byte stores) kept
   // the tensor cores waiting for about 7% of fc1's time at 925 tokens (RESULTS.md, twenty-ninth
   // session).
-  constexpr bool kPairs = Epi::kPairsInFragment && !MainLoop::kFoldsSegments;
+  constexpr bool kPairs = kPairsInFragmentOn<MainLoop, Epi>;
   const bool stores_tiles = threadIdx.x == 128;
   auto pair_and_store = [&](typename MainLoop::Accumulators& acc, std::int64_t m_tile, std::int64_t n_tile) {
     if constexpr (kPairs) {
@@ -272,7 +277,7 @@ Status launch_sm90_swapped(const GemmOperands<T>& op, const typename Epi::Params
   CUtensorMap a_map, w_map, out_map{};
   FUSEKIT_TRY(make_tensor_map_sw128(a_map, op.a, tensor_map_type<T>(), op.m, op.k, op.lda, MainLoop::BM));
   FUSEKIT_TRY(make_tensor_map_sw128(w_map, op.w, tensor_map_type<T>(), op.n, op.k, op.ldw, MainLoop::kHalfRows));
-  if constexpr (Epi::kPairsInFragment && !MainLoop::kFoldsSegments) {  // the paired tiles' output, in boxes of a tile
+  if constexpr (kPairsInFragmentOn<MainLoop, Epi>) {  // the paired tiles' output, in boxes of a tile
     using Out = typename Epi::Store::Out;
     const auto& store = Epi::store_params(params);
     // One row's stride is never used, and need not be a multiple of 16 bytes (validate.hpp), as the
