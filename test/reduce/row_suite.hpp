@@ -551,7 +551,7 @@ template <RowOp kOp> void suite_slice_params() {
     const reduce::StagedLayout& planned = automatic.plan.staged;
     const reduce::StagedLayout with_params = planned.params_offset > 0 ? planned : reduce::with_staged_params(planned, params);
     int held = -1;
-    REQUIRE(reduce::sliced_clusters_held<RowPolicy<kOp>, bf16_t, bf16_t>(with_params, device, held).ok());
+    REQUIRE(reduce::sliced_clusters_held<RowPolicy<kOp>, bf16_t, bf16_t>(with_params, false, device, held).ok());
     INFO(rows << " rows; clusters of " << with_params.cluster << " x " << with_params.stage_bytes
               << " bytes of stage held at once: " << held << "; plan: " << reduce::describe(automatic.plan));
     const bool one_wave = rows <= held;
@@ -565,6 +565,49 @@ template <RowOp kOp> void suite_slice_params() {
     CHECK(staged.plan.staged.params_offset > 0);
     CHECK_MESSAGE(global.out_bytes == staged.out_bytes, "staged parameters change the bits");
   }
+}
+
+// 16-bit rows sliced into 32 KB CTAs on the narrow kernel (five CTAs an SM) and on the wide one
+// (reduce::sliced_kernel): the same bits, each call checked against float64; automatically the
+// narrow one exactly where it saves a wave (narrow_saves_waves on the device's held clusters).
+template <RowOp kOp> void suite_narrow_slices() {
+  using reduce::SlicedKernel;
+  const RestoreOnExit restore_kernel(reduce::sliced_kernel());
+  const RestoreOnExit restore_params(reduce::sliced_params());
+  reduce::sliced_params() = reduce::SlicedParams::never;  // staged parameters take 64 KB a CTA: no narrow kernel
+  DeviceInfo device;
+  REQUIRE(current_device(device).ok());
+  for (DType t : {DType::bf16, DType::f16})
+    for (std::int64_t rows : {3, 29}) {
+      INFO(dtype_name(t) << " " << rows << " x 262144");
+      RowCase c = shaped_case(t, t, rows, 262144);
+      if (kOp != RowOp::softmax) {
+        c.weight = c.param_dtype = t;
+        c.bias = kOp == RowOp::layer_norm;
+        c.stats = true;
+      }
+      const std::uint64_t seed = fresh_seed();
+      reduce::sliced_kernel() = SlicedKernel::wide;
+      const RowRun wide = check_case<kOp>(c, seed);
+      CHECK((wide.plan.staging == reduce::Staging::slices && !wide.plan.narrow_slices));
+      reduce::sliced_kernel() = SlicedKernel::narrow;
+      const RowRun narrow = check_case<kOp>(c, seed);
+      REQUIRE(narrow.plan.narrow_slices);
+      CHECK_MESSAGE(narrow.out_bytes == wide.out_bytes, "the narrow kernel changes the bits");
+      reduce::sliced_kernel() = SlicedKernel::automatic;
+      const RowRun automatic = check_case<kOp>(c, seed);
+      CHECK(automatic.out_bytes == wide.out_bytes);
+      int held_wide = -1, held_narrow = -1;
+      const reduce::StagedLayout& l = automatic.plan.staged;
+      visit_dtype(t, [&](auto tag) {
+        using T = decltype(tag);
+        REQUIRE(reduce::sliced_clusters_held<RowPolicy<kOp>, T, T>(l, false, device, held_wide).ok());
+        REQUIRE(reduce::sliced_clusters_held<RowPolicy<kOp>, T, T>(l, true, device, held_narrow).ok());
+      });
+      INFO("clusters held at once: " << held_wide << " wide, " << held_narrow << " narrow");
+      CHECK(held_narrow >= held_wide);
+      CHECK(automatic.plan.narrow_slices == reduce::narrow_saves_waves(rows, held_wide, held_narrow));
+    }
 }
 
 // Rejected calls return the reason and leave the output untouched.
@@ -623,4 +666,7 @@ template <RowOp kOp> void suite_rejects() {
   }                                                                                                          \
   GPU_TEST_CASE(name ": sliced rows at every slice size and vectors a thread") {                            \
     ::fusekit::test::suite_slice_layouts<op>();                                                              \
+  }                                                                                                          \
+  GPU_TEST_CASE(name ": sliced rows on the narrow and wide kernels give the same bits") {                    \
+    ::fusekit::test::suite_narrow_slices<op>();                                                              \
   }

@@ -174,6 +174,26 @@ TEST_CASE("select_sliced_layout: slices cover the row, fit shared memory, come f
   CHECK(select_sliced_layout(262144, DType::bf16, false).cluster == 16);  // 32 KB slices from 512 KB rows
   CHECK(select_sliced_layout(65536, DType::bf16, false, 32 << 10).cluster == 4);
   CHECK(select_sliced_layout(262144, DType::bf16, false).threads == 256);              // 2048 vectors, 8 a thread
+  // The narrow kernel (five CTAs an SM): bf16 N = 262144's 32 KB slices, not with a residual or
+  // staged parameters (64 KB and more a CTA), nor 512-thread or 64 KB slices.
+  CHECK(takes_narrow_slices(select_sliced_layout(262144, DType::bf16, false), DType::bf16));
+  CHECK(takes_narrow_slices(select_sliced_layout(262144, DType::f16, false), DType::f16));
+  CHECK_FALSE(takes_narrow_slices(select_sliced_layout(262144, DType::bf16, true), DType::bf16));
+  CHECK_FALSE(takes_narrow_slices(with_staged_params(select_sliced_layout(262144, DType::bf16, false), 1), DType::bf16));
+  CHECK_FALSE(takes_narrow_slices(select_sliced_layout(262144, DType::f32, false), DType::f32));
+  CHECK_FALSE(takes_narrow_slices(select_sliced_layout(65536, DType::bf16, false), DType::bf16));
+  CHECK_FALSE(takes_narrow_slices(select_sliced_layout(65536, DType::f32, false, 0, 16), DType::f32));  // f32 softmax: 256 threads, 64 KB
+  // f32 never, whatever the layout: its narrow kernel is not compiled.
+  CHECK_FALSE(takes_narrow_slices(select_sliced_layout(262144, DType::bf16, false), DType::f32));
+  // ... taken where it holds enough more clusters at once to save a wave (an H100: 28 and 35).
+  CHECK_FALSE(narrow_saves_waves(28, 28, 35));
+  CHECK(narrow_saves_waves(29, 28, 35));
+  CHECK(narrow_saves_waves(35, 28, 35));
+  CHECK_FALSE(narrow_saves_waves(36, 28, 35));  // two waves either way
+  CHECK_FALSE(narrow_saves_waves(56, 28, 35));
+  CHECK(narrow_saves_waves(57, 28, 35));
+  CHECK_FALSE(narrow_saves_waves(29, 28, 28));
+  CHECK_FALSE(narrow_saves_waves(29, -1, 35));  // unknown
   CHECK(select_sliced_layout(262144, DType::bf16, false, 0, 2).threads == 1024);       // 2 vectors a thread
   CHECK(select_sliced_layout(262144, DType::bf16, false, 0, 2).cluster == 16);         // the same slices
   CHECK(select_sliced_layout(262144, DType::f32, false, 0, 2).threads == 1024);        // capped: 4 a thread
@@ -609,24 +629,59 @@ TEST_CASE("plan_rows: the kernel each call reaches, and the choices that move it
   plan = planned<RmsNormPolicy>({host_in, bf, 8, 262144, 0}, {host_out, bf, 8, 262144, 0}, weight);
   CHECK((plan.staging == Staging::slices && plan.staged.cluster == 16 && plan.staged.params_offset > 0));
   CHECK(describe(plan) == "staged slices, cluster of 16 x 256 threads, parameters staged");
+  CHECK_FALSE(plan.narrow_slices);  // 64 KB a CTA with the weight
+  CHECK_FALSE(planned<SoftmaxPolicy>({host_in, bf, 32, 262144, 0}, {host_out, bf, 32, 262144, 0}).narrow_slices);  // unknown
   // ... as far as the device runs the staged layout's clusters at once (it is asked).
-  const HeldClusters seven = [](const StagedLayout& l, const DeviceInfo&, int& clusters) {
-    CHECK(l.params_offset > 0);  // asked of the layout with the parameters
+  const HeldClusters seven = [](const StagedLayout& l, bool narrow, const DeviceInfo&, int& clusters) {
+    // Asked of the layout with the parameters on the wide kernel; then, not staging them, of the
+    // 32 KB layout on both kernels (the narrow kernel's choice).
+    CHECK((l.params_offset > 0 ? !narrow : l.stage_bytes <= kNarrowSlicedMaxStageBytes));
     clusters = 7;
     return Status{};
   };
-  const HeldClusters eight = [](const StagedLayout&, const DeviceInfo&, int& clusters) {
+  const HeldClusters eight = [](const StagedLayout&, bool, const DeviceInfo&, int& clusters) {
     clusters = 8;
     return Status{};
   };
-  const HeldClusters failing = [](const StagedLayout&, const DeviceInfo&, int&) {
+  const HeldClusters failing = [](const StagedLayout&, bool, const DeviceInfo&, int&) {
     return Status{Errc::bad_argument, "no answer"};
   };
+  // The narrow kernel where it saves a wave (an H100 runs 28 of the wide kernel's clusters at once
+  // and 35 of the narrow one's), or where asked; the same layout either way.
+  const HeldClusters h100 = [](const StagedLayout& l, bool narrow, const DeviceInfo&, int& clusters) {
+    clusters = l.params_offset > 0 ? 21 : narrow ? 35 : 28;
+    return Status{};
+  };
+  {
+    const fusekit::test::RestoreOnExit restore_sliced_kernel(sliced_kernel());
+    const auto narrow_at = [&](std::int64_t rows) {
+      const RowPlan p = planned<SoftmaxPolicy>({host_in, bf, rows, 262144, 0}, {host_out, bf, rows, 262144, 0}, {},
+                                               true, nullptr, h100);
+      CHECK((p.staging == Staging::slices && p.staged.threads == 256 && p.staged.cluster == 16));
+      return p.narrow_slices;
+    };
+    CHECK_FALSE(narrow_at(28));
+    CHECK(narrow_at(29));
+    CHECK(narrow_at(32));
+    CHECK_FALSE(narrow_at(36));
+    CHECK(narrow_at(64));
+    plan = planned<SoftmaxPolicy>({host_in, bf, 32, 262144, 0}, {host_out, bf, 32, 262144, 0}, {}, true, nullptr, h100);
+    CHECK(describe(plan) == "staged slices, cluster of 16 x 256 threads, 5 CTAs an SM");
+    sliced_kernel() = SlicedKernel::wide;
+    CHECK_FALSE(narrow_at(32));
+    sliced_kernel() = SlicedKernel::narrow;
+    CHECK(narrow_at(8));
+    CHECK_FALSE(planned<SoftmaxPolicy>({host_in, DType::f32, 32, 262144, 0}, {host_out, DType::f32, 32, 262144, 0})
+                    .narrow_slices);  // f32: no narrow kernel
+    CHECK_FALSE(planned<RmsNormPolicy>({host_in, bf, 8, 262144, 0}, {host_out, bf, 8, 262144, 0}, weight, true,
+                                       nullptr, h100)
+                    .narrow_slices);  // parameters staged: 64 KB a CTA
+  }
   const ConstRows rows8{host_in, bf, 8, 262144, 0};
   const Rows out8{host_out, bf, 8, 262144, 0};
   CHECK(planned<RmsNormPolicy>(rows8, out8, weight, true, nullptr, seven).staged.params_offset == 0);
   CHECK(planned<RmsNormPolicy>(rows8, out8, weight, true, nullptr, eight).staged.params_offset > 0);
-  const HeldClusters twenty_one = [](const StagedLayout&, const DeviceInfo&, int& clusters) {
+  const HeldClusters twenty_one = [](const StagedLayout&, bool, const DeviceInfo&, int& clusters) {
     clusters = 21;
     return Status{};
   };
@@ -637,7 +692,12 @@ TEST_CASE("plan_rows: the kernel each call reaches, and the choices that move it
   Status held_status;
   planned<RmsNormPolicy>(rows8, out8, weight, true, &held_status, failing);
   CHECK(held_status.code() == Errc::bad_argument);
-  CHECK(planned<SoftmaxPolicy>(rows8, out8, {}, true, nullptr, failing).staging == Staging::slices);  // no parameters: not asked
+  Status softmax_status;
+  planned<SoftmaxPolicy>(rows8, out8, {}, true, &softmax_status, failing);
+  CHECK(softmax_status.code() == Errc::bad_argument);  // asked for the narrow kernel's choice
+  CHECK(planned<SoftmaxPolicy>({host_in, DType::f32, 8, 262144, 0}, {host_out, DType::f32, 8, 262144, 0}, {}, true,
+                               nullptr, failing)
+            .staging == Staging::slices);  // f32, no parameters: not asked
   weight.weight.size = 65536;
   plan = planned<RmsNormPolicy>({host_in, bf, 128, 65536, 0}, {host_out, bf, 128, 65536, 0}, weight);
   CHECK((plan.staging == Staging::slices && plan.staged.params_offset == 0));  // 256 CTAs: several waves

@@ -11,6 +11,7 @@
 #include <array>
 #include <atomic>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 namespace fusekit::reduce {
@@ -78,8 +79,9 @@ template <class Policy, class TIn, class TOut> Status sm90_row_kernels(const Dev
 }
 
 // Stages beyond 48 KB and clusters of 16 ("non-portable") need an opt-in, once per kernel and device.
-template <class Policy, class TIn, class TOut, bool kSliced> Status opt_in_staged(const DeviceInfo& device) {
-  auto kernel = staged_row_kernel<Policy, TIn, TOut, kSliced>;
+template <class Policy, class TIn, class TOut, bool kSliced, bool kNarrow = false>
+Status opt_in_staged(const DeviceInfo& device) {
+  auto kernel = staged_row_kernel<Policy, TIn, TOut, kSliced, kNarrow>;
   static PerDeviceOnce opt_in;
   const cudaError_t e = opt_in.run(device.ordinal, [&] {
     // Sliced rows may stage their parameters too (stages_params): up to what the device allows
@@ -98,9 +100,9 @@ template <class Policy, class TIn, class TOut, bool kSliced> Status opt_in_stage
   return e == cudaSuccess ? Status{} : Status::cuda(e, "cudaFuncSetAttribute (staged row kernel)");
 }
 
-template <class Policy, class TIn, class TOut, bool kSliced>
+template <class Policy, class TIn, class TOut, bool kSliced, bool kNarrow = false>
 Status launch_staged(const RowParams& p, const StagedLayout& layout, const DeviceInfo& device, cudaStream_t stream) {
-  FUSEKIT_TRY((opt_in_staged<Policy, TIn, TOut, kSliced>(device)));
+  FUSEKIT_TRY((opt_in_staged<Policy, TIn, TOut, kSliced, kNarrow>(device)));
   LaunchShape shape;
   const ClusterOverlap overlap = cluster_overlap().load();
   shape.dependent = !kSliced || overlap == ClusterOverlap::always ||
@@ -109,29 +111,50 @@ Status launch_staged(const RowParams& p, const StagedLayout& layout, const Devic
   shape.grid = dim3(unsigned(p.rows * layout.cluster));
   shape.cluster = unsigned(layout.cluster);
   shape.smem = std::size_t(layout.stage_bytes);
-  return launch_kernel(staged_row_kernel<Policy, TIn, TOut, kSliced>, shape, stream, p, layout);
+  return launch_kernel(staged_row_kernel<Policy, TIn, TOut, kSliced, kNarrow>, shape, stream, p, layout);
+}
+
+// Calls `f(std::bool_constant<kNarrow>{})` for a sliced kernel: the narrow one where asked (compiled
+// for 16-bit rows only; the plan asks it only of layouts that takes_narrow_slices), else the one of
+// up to 1024 threads.
+template <class TIn, class F> Status with_sliced_kernel(bool narrow, F&& f) {
+  if constexpr (sizeof(TIn) == 2)
+    if (narrow) return f(std::true_type{});
+  return f(std::false_type{});
+}
+
+// Which kernel takes the sliced layouts that the narrow one can run: the narrow one where it saves
+// a wave (automatic), or always one of them. The same arithmetic, so the same bits. Process-wide,
+// for the tests and benchmark sweeps.
+enum class SlicedKernel : std::uint8_t { automatic, wide, narrow };
+inline std::atomic<SlicedKernel>& sliced_kernel() {
+  static std::atomic<SlicedKernel> choice{SlicedKernel::automatic};
+  return choice;
 }
 
 // How many clusters of a sliced layout the device runs at once (cudaOccupancyMaxActiveClusters for
-// the kernel that would take it), remembered per device and layout. Its shape in the plan: a plan
-// made without the device's kernels (the CPU tests) passes none.
-using HeldClusters = Status (*)(const StagedLayout&, const DeviceInfo&, int& clusters);
+// the narrow or the wide kernel), remembered per device, layout and kernel. Its shape in the plan: a
+// plan made without the device's kernels (the CPU tests) passes none.
+using HeldClusters = Status (*)(const StagedLayout&, bool narrow, const DeviceInfo&, int& clusters);
 template <class Policy, class TIn, class TOut>
-Status sliced_clusters_held(const StagedLayout& l, const DeviceInfo& device, int& clusters) {
+Status sliced_clusters_held(const StagedLayout& l, bool narrow, const DeviceInfo& device, int& clusters) {
+  narrow = narrow && takes_narrow_slices(l, dtype_v<TIn>);
   struct Known {
-    int ordinal, stage_bytes, threads, cluster, clusters;
+    int ordinal, stage_bytes, threads, cluster;
+    bool narrow;
+    int clusters;
   };
   static std::mutex mutex;
   static std::vector<Known> known;  // a few layouts a program; past 64, asked every call
   const auto same = [&](const Known& k) {
-    return k.ordinal == device.ordinal && k.stage_bytes == l.stage_bytes && k.threads == l.threads && k.cluster == l.cluster;
+    return k.ordinal == device.ordinal && k.stage_bytes == l.stage_bytes && k.threads == l.threads &&
+           k.cluster == l.cluster && k.narrow == narrow;
   };
   std::lock_guard<std::mutex> lock(mutex);
   if (const auto it = std::find_if(known.begin(), known.end(), same); it != known.end()) {
     clusters = it->clusters;
     return {};
   }
-  FUSEKIT_TRY((opt_in_staged<Policy, TIn, TOut, true>(device)));  // the query counts the opted-in stage
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(unsigned(l.cluster));
   config.blockDim = dim3(unsigned(l.threads));
@@ -142,8 +165,13 @@ Status sliced_clusters_held(const StagedLayout& l, const DeviceInfo& device, int
   cluster.val.clusterDim.y = cluster.val.clusterDim.z = 1;
   config.attrs = &cluster;
   config.numAttrs = 1;
-  FUSEKIT_CUDA_TRY(cudaOccupancyMaxActiveClusters(&clusters, staged_row_kernel<Policy, TIn, TOut, true>, &config));
-  if (known.size() < 64) known.push_back({device.ordinal, l.stage_bytes, l.threads, l.cluster, clusters});
+  FUSEKIT_TRY(with_sliced_kernel<TIn>(narrow, [&](auto narrow_kernel) {
+    constexpr bool kNarrow = decltype(narrow_kernel)::value;
+    FUSEKIT_TRY((opt_in_staged<Policy, TIn, TOut, true, kNarrow>(device)));  // the query counts the opted-in stage
+    FUSEKIT_CUDA_TRY(cudaOccupancyMaxActiveClusters(&clusters, staged_row_kernel<Policy, TIn, TOut, true, kNarrow>, &config));
+    return Status{};
+  }));
+  if (known.size() < 64) known.push_back({device.ordinal, l.stage_bytes, l.threads, l.cluster, narrow, clusters});
   return {};
 }
 
@@ -249,6 +277,7 @@ inline std::atomic<ParamSharing>& row_param_sharing() {
 struct RowPlan {
   Staging staging = Staging::none;  // row or slices: the staged kernel, with `staged`'s layout
   StagedLayout staged{};
+  bool narrow_slices = false;       // slices: the kernel compiled for five CTAs an SM, where it saves a wave
   RowConfig config{};               // the register kernels' layout (and their clusters')
   int rows_per_cta = 1;             // the register kernels' blockDim.y (clusters: 1)
   RowAlignment alignment = RowAlignment::general;
@@ -264,6 +293,7 @@ inline std::string describe(const RowPlan& plan) {
     std::string d = plan.staging == Staging::row ? "staged row, " + n(plan.staged.threads) + " threads"
                                                  : "staged slices, cluster of " + n(plan.staged.cluster) + " x " +
                                                        n(plan.staged.threads) + " threads";
+    if (plan.narrow_slices) d += ", 5 CTAs an SM";
     return plan.staged.params_offset > 0 ? d + ", parameters staged" : d;
   }
   const RowConfig& c = plan.config;
@@ -300,12 +330,24 @@ Status plan_rows(const RowParams& p, DType in, const DeviceInfo& device, bool sm
     if (kParams > 0 && stages_params(p, in, plan.staged, kParams, device, kAllClustersHeld)) {
       const StagedLayout staged = with_staged_params(plan.staged, kParams);
       int held = -1;
-      if (held_clusters) FUSEKIT_TRY(held_clusters(staged, device, held));
+      if (held_clusters) FUSEKIT_TRY(held_clusters(staged, false, device, held));
       if (stages_params(p, in, plan.staged, kParams, device, held)) plan.staged = staged;
+    }
+    if (takes_narrow_slices(plan.staged, in)) {
+      const SlicedKernel asked = sliced_kernel().load();
+      if (asked == SlicedKernel::narrow) {
+        plan.narrow_slices = true;
+      } else if (asked == SlicedKernel::automatic && held_clusters) {  // unknown: the wide kernel
+        int wide = -1, narrow = -1;
+        FUSEKIT_TRY(held_clusters(plan.staged, false, device, wide));
+        FUSEKIT_TRY(held_clusters(plan.staged, true, device, narrow));
+        plan.narrow_slices = narrow_saves_waves(p.rows, wide, narrow);
+      }
     }
     // A GPU with less shared memory a CTA than the slice needs (sm_90 has 227 KB) keeps the
     // register clusters.
     if (plan.staged.stage_bytes <= device.max_smem_per_block_optin) return {};
+    plan.narrow_slices = false;
     plan.staging = Staging::none;
     plan.staged = {};
   }
@@ -411,7 +453,10 @@ Status launch_rows(const RowParams& p, cudaStream_t stream) {
   RowPlan plan;
   FUSEKIT_TRY((plan_on_device<Policy, TIn, TOut>(p, plan, device, sm90)));
   if (plan.staging == Staging::row) return launch_staged<Policy, TIn, TOut, false>(p, plan.staged, device, stream);
-  if (plan.staging == Staging::slices) return launch_staged<Policy, TIn, TOut, true>(p, plan.staged, device, stream);
+  if (plan.staging == Staging::slices)
+    return with_sliced_kernel<TIn>(plan.narrow_slices, [&](auto narrow) {
+      return launch_staged<Policy, TIn, TOut, true, decltype(narrow)::value>(p, plan.staged, device, stream);
+    });
 
   const RowConfig& cfg = plan.config;
   LaunchShape shape;

@@ -50,9 +50,11 @@ __global__ void __launch_bounds__(max_threads_of(RowShape::cluster), 1)
 // One row per CTA, or (kSliced) one row per cluster of layout.cluster CTAs, each staging a slice:
 // one thread hands the copy engine the CTA's share, then the whole CTA reduces it
 // (staged_traits.hpp says why).
-// Both cap a thread at 64 registers: two 512-thread CTAs an SM, or one sliced CTA of 1024.
-template <class Policy, class TIn, class TOut, bool kSliced>
-__global__ void __launch_bounds__(kSliced ? kMaxSlicedThreads : kMaxStagedThreads, kSliced ? 1 : 2)
+// The row and sliced kernels cap a thread at 64 registers (two 512-thread CTAs an SM, or one sliced
+// CTA of 1024), the narrow sliced kernel (takes_narrow_slices) at 48: five CTAs of 256 threads an SM.
+template <class Policy, class TIn, class TOut, bool kSliced, bool kNarrow = false>
+__global__ void __launch_bounds__(kNarrow ? kNarrowSlicedThreads : kSliced ? kMaxSlicedThreads : kMaxStagedThreads,
+                                  kNarrow ? kNarrowSlicedCtasPerSm : kSliced ? 1 : 2)
     staged_row_kernel(const RowParams p, StagedLayout layout) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   extern __shared__ __align__(128) unsigned char stage[];

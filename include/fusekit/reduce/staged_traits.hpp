@@ -26,6 +26,14 @@ constexpr int kMaxStagedThreads = 512;
 // A CTA's share of a row split over a cluster may run on up to 1024 threads: few long rows put
 // one CTA on an SM, and its warps alone must hide the stage's and the reductions' latencies.
 constexpr int kMaxSlicedThreads = 1024;
+// Sliced CTAs of at most 256 threads whose stage leaves room for five an SM (bf16 N = 262144 with
+// its parameters read from global memory: 32 KB) run a kernel compiled for five CTAs an SM (48
+// registers a thread, where up to 1024 threads allow 64), so that more of a call's clusters run at
+// once: 16-CTA clusters at four an SM fit 28 rows on an H100, and the benchmark's 32 took two waves.
+// The plan takes it where that saves a wave (narrow_saves_waves).
+constexpr int kNarrowSlicedThreads = 256;
+constexpr int kNarrowSlicedCtasPerSm = 5;
+constexpr int kNarrowSlicedMaxStageBytes = 40 * 1024;
 constexpr int kMaxStagedStageBytes = 72 * 1024;  // one row (and its residual); 3 such CTAs fit an SM
 constexpr std::int64_t kStagedMinRowBytes = 20 * 1024;  // shorter rows stay in registers (measured)
 
@@ -146,6 +154,21 @@ constexpr StagedLayout select_sliced_layout(std::int64_t cols, DType t, bool res
   l.residual_offset = round_up((l.slice_vectors + 1) * 16, 128);
   l.stage_bytes = l.residual_offset * (residual ? 2 : 1);
   return l;
+}
+
+// Whether a sliced layout runs the narrow kernel (kNarrowSlicedThreads). Compiled for 16-bit rows
+// only, the rows it was written for; f32 N = 131072 (256 threads, 32 KB) would qualify, unmeasured.
+constexpr bool takes_narrow_slices(const StagedLayout& l, DType t) {
+  return dtype_size(t) == 2 && l.threads <= kNarrowSlicedThreads && l.stage_bytes <= kNarrowSlicedMaxStageBytes;
+}
+
+// Whether the narrow kernel, of which the device runs `narrow` clusters at once where it runs `wide`
+// of the other, takes `rows` in fewer waves. It runs a wave about 10% slower (48 registers a thread:
+// bf16 RMSNorm N = 262144 on an H100, 22-28 rows 0.89-0.90x, 29-35 rows 1.08-1.13x; RESULTS.md,
+// forty-seventh session), so it is taken only where it saves one.
+constexpr bool narrow_saves_waves(std::int64_t rows, int wide, int narrow) {
+  if (wide <= 0 || narrow <= wide) return false;
+  return (rows + narrow - 1) / narrow < (rows + wide - 1) / wide;
 }
 
 // The sliced layout with the parameters' slices staged after the row's (and its residual's): `params`
