@@ -9,6 +9,13 @@
 #   LayerNorm unit, instead of c50l): the narrow case, qkv_proj and fc1 at 70 tokens on the three
 #   tiles (2 rounds), then issue #7's layer report on main in what is left of 400 s (or the
 #   LayerNorm unit's narrow case).
+# For the next session (wip/few-swapped's head, f618b7c; its binaries in git-ignored carries):
+# suite (carry/c51t: new/ = the branch's fusekit_test_gemm): the whole GEMM GPU suite, then
+#   memcheck on the cases that run the few-row tiles.
+# report (carry/c51b: base/ = main 12c8bf3's fusekit_bench_gemm, few/ = the branch's, and the
+#   branch's fusekit-layer-report and fusekit-convert in few/): qkv_proj and fc1 at 70 tokens,
+#   main against the branch, alternating twice, then issue #7's layer report on the branch in what
+#   is left of 560 s.
 set -u
 step=${1:?step}
 case $step in
@@ -32,5 +39,20 @@ case $step in
       source tools/ab_common.sh carry/c50l
       OUT=$o/layer timeout $((400 - $(date +%s) + t0)) bash tools/h200_layer_report.sh $d/new | tail -32
     fi ;;
+  suite)
+    source tools/ab_common.sh carry/c51t
+    o=$OUT/call_$step; mkdir -p $o; gpu_info $o
+    suite test_gemm_all 330 $d/new/fusekit_test_gemm --duration=true
+    grep -E "ERROR|FAILED|test cases" $o/test_gemm_all.log | head -20
+    (cd $OUT && tar cJf call_$step.tar.xz call_$step)
+    sanitize memcheck memcheck_few $d/new/fusekit_test_gemm 'linear: swapped*,linear: at most 64 rows*,linear_glu*,fc1_swiglu: the tiny*,linear_qkv*,QkvHeads*,linear: repeatable*' 200 ;;
+  report)
+    t0=$(date +%s)
+    source tools/ab_common.sh carry/c51b
+    o=$OUT/call_$step; mkdir -p $o; gpu_info $o
+    BENCH=fusekit_bench_gemm alternate few 60 '^gemm/(qkv_proj|fc1)/bf16/tokens=70/.*/gpu_throughput' 15 2 base few
+    cat $o/table_few.txt
+    (cd $OUT && tar cJf call_$step.tar.xz call_$step)
+    OUT=$o/layer timeout $((560 - $(date +%s) + t0)) bash tools/h200_layer_report.sh $d/few | tail -32 ;;
 esac
 cd $OUT && tar cJf call_$step.tar.xz call_$step && rm -rf call_$step
