@@ -9,13 +9,13 @@
 #   LayerNorm unit, instead of c50l): the narrow case, qkv_proj and fc1 at 70 tokens on the three
 #   tiles (2 rounds), then issue #7's layer report on main in what is left of 400 s (or the
 #   LayerNorm unit's narrow case).
-# For the next session (wip/few-swapped's head, f618b7c; its binaries in git-ignored carries):
-# suite (carry/c51t: new/ = the branch's fusekit_test_gemm): the whole GEMM GPU suite, then
+# For the next session (wip/few-swapped's head, e42f4dc; its binaries in git-ignored carries):
+# suite (carry/c51t: new/ = the branch head's fusekit_test_gemm): the whole GEMM GPU suite, then
 #   memcheck on the cases that run the few-row tiles.
-# report (carry/c51b: base/ = main 12c8bf3's fusekit_bench_gemm, few/ = the branch's, and the
-#   branch's fusekit-layer-report and fusekit-convert in few/): qkv_proj and fc1 at 70 tokens,
-#   main against the branch, alternating twice, then issue #7's layer report on the branch in what
-#   is left of 560 s.
+# report (carry/c51b: base/ = main 12c8bf3's fusekit_bench_gemm, few/ = the branch's at f618b7c
+#   (no L2 hints on the few-row tiles), hints/ = the head's, with its fusekit-layer-report and
+#   fusekit-convert): qkv_proj and fc1 at 70 tokens, the three alternating twice, then issue #7's
+#   layer report on the head in what is left of 560 s.
 set -u
 step=${1:?step}
 case $step in
@@ -50,9 +50,9 @@ case $step in
     t0=$(date +%s)
     source tools/ab_common.sh carry/c51b
     o=$OUT/call_$step; mkdir -p $o; gpu_info $o
-    BENCH=fusekit_bench_gemm alternate few 60 '^gemm/(qkv_proj|fc1)/bf16/tokens=70/.*/gpu_throughput' 15 2 base few
+    BENCH=fusekit_bench_gemm alternate few 60 '^gemm/(qkv_proj|fc1)/bf16/tokens=70/.*/gpu_throughput' 15 2 base few hints
     cat $o/table_few.txt
     (cd $OUT && tar cJf call_$step.tar.xz call_$step)
-    OUT=$o/layer timeout $((560 - $(date +%s) + t0)) bash tools/h200_layer_report.sh $d/few | tail -32 ;;
+    OUT=$o/layer timeout $((560 - $(date +%s) + t0)) bash tools/h200_layer_report.sh $d/hints | tail -32 ;;
 esac
 cd $OUT && tar cJf call_$step.tar.xz call_$step && rm -rf call_$step
