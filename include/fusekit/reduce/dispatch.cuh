@@ -168,7 +168,8 @@ Status sliced_clusters_held(const StagedLayout& l, bool narrow, const DeviceInfo
   FUSEKIT_TRY(with_sliced_kernel<TIn>(narrow, [&](auto narrow_kernel) {
     constexpr bool kNarrow = decltype(narrow_kernel)::value;
     FUSEKIT_TRY((opt_in_staged<Policy, TIn, TOut, true, kNarrow>(device)));  // the query counts the opted-in stage
-    FUSEKIT_CUDA_TRY(cudaOccupancyMaxActiveClusters(&clusters, staged_row_kernel<Policy, TIn, TOut, true, kNarrow>, &config));
+    FUSEKIT_CUDA_TRY(
+        cudaOccupancyMaxActiveClusters(&clusters, staged_row_kernel<Policy, TIn, TOut, true, kNarrow>, &config));
     return Status{};
   }));
   if (known.size() < 64) known.push_back({device.ordinal, l.stage_bytes, l.threads, l.cluster, narrow, clusters});
@@ -333,21 +334,22 @@ Status plan_rows(const RowParams& p, DType in, const DeviceInfo& device, bool sm
       if (held_clusters) FUSEKIT_TRY(held_clusters(staged, false, device, held));
       if (stages_params(p, in, plan.staged, kParams, device, held)) plan.staged = staged;
     }
-    if (takes_narrow_slices(plan.staged, in)) {
-      const SlicedKernel asked = sliced_kernel().load();
-      if (asked == SlicedKernel::narrow) {
-        plan.narrow_slices = true;
-      } else if (asked == SlicedKernel::automatic && held_clusters) {  // unknown: the wide kernel
-        int wide = -1, narrow = -1;
-        FUSEKIT_TRY(held_clusters(plan.staged, false, device, wide));
-        FUSEKIT_TRY(held_clusters(plan.staged, true, device, narrow));
-        plan.narrow_slices = narrow_saves_waves(p.rows, wide, narrow);
-      }
-    }
     // A GPU with less shared memory a CTA than the slice needs (sm_90 has 227 KB) keeps the
     // register clusters.
-    if (plan.staged.stage_bytes <= device.max_smem_per_block_optin) return {};
-    plan.narrow_slices = false;
+    if (plan.staged.stage_bytes <= device.max_smem_per_block_optin) {
+      if (takes_narrow_slices(plan.staged, in)) {
+        const SlicedKernel asked = sliced_kernel().load();
+        if (asked == SlicedKernel::narrow) {
+          plan.narrow_slices = true;
+        } else if (asked == SlicedKernel::automatic && held_clusters) {  // unknown: the wide kernel
+          int wide = -1, narrow = -1;
+          FUSEKIT_TRY(held_clusters(plan.staged, false, device, wide));
+          FUSEKIT_TRY(held_clusters(plan.staged, true, device, narrow));
+          plan.narrow_slices = narrow_saves_waves(p.rows, wide, narrow);
+        }
+      }
+      return {};
+    }
     plan.staging = Staging::none;
     plan.staged = {};
   }
