@@ -98,8 +98,11 @@ GPU_TEST_CASE("linear: swapped tiles (tokens as the wgmma's N) give the 128 x 25
     REQUIRE(gemm::choose_swapped_tiles(925, 168, 132) == gemm::SwappedTiles::rows160);
     REQUIRE(gemm::choose_swapped_tiles(925, 224, 132) == gemm::SwappedTiles::rows232);
     REQUIRE(gemm::choose_swapped_tiles(4096, 168, 132) == gemm::SwappedTiles::never);
+    REQUIRE(gemm::choose_few_row_tiles(224, 132) == gemm::SwappedTiles::rows72);  // fc1 at 70 tokens
   }
-  for (Shape s : {Shape{925, 21504, 328}, Shape{925, 28672, 136}, Shape{161, 1032, 200}, Shape{300, 136, 72}}) {
+  // 70 and 37 rows: few-row calls (72-token tiles where the launcher picks them: 28672 columns).
+  for (Shape s : {Shape{925, 21504, 328}, Shape{925, 28672, 136}, Shape{161, 1032, 200}, Shape{300, 136, 72},
+                  Shape{70, 21504, 328}, Shape{70, 28672, 136}, Shape{37, 1160, 200}}) {
     CAPTURE(s.m);
     CAPTURE(s.n);
     CAPTURE(s.k);
@@ -107,7 +110,8 @@ GPU_TEST_CASE("linear: swapped tiles (tokens as the wgmma's N) give the 128 x 25
     const DevMatrix w = random_device(DType::bf16, s.n, s.k, 1.0 / std::sqrt(double(s.k)));
     std::vector<std::vector<unsigned char>> bits;
     for (gemm::SwappedTiles choice : {gemm::SwappedTiles::never, gemm::SwappedTiles::rows160,
-                                      gemm::SwappedTiles::rows232, gemm::SwappedTiles::automatic}) {
+                                      gemm::SwappedTiles::rows232, gemm::SwappedTiles::rows72,
+                                      gemm::SwappedTiles::automatic}) {
       CAPTURE(int(choice));
       gemm::swapped_tiles() = choice;
       const DevMatrix y = poisoned_output(DType::bf16, s.m, s.n);
@@ -123,7 +127,8 @@ GPU_TEST_CASE("linear: swapped tiles (tokens as the wgmma's N) give the 128 x 25
       CHECK(bits[0] == bits[i]);
     }
     for (auto [choice, height] : {std::pair{gemm::SwappedTiles::rows160, std::int64_t{160}},
-                                  std::pair{gemm::SwappedTiles::rows232, std::int64_t{232}}}) {
+                                  std::pair{gemm::SwappedTiles::rows232, std::int64_t{232}},
+                                  std::pair{gemm::SwappedTiles::rows72, std::int64_t{72}}}) {
       CAPTURE(height);
       gemm::swapped_tiles() = choice;
       const std::int64_t first = (s.m - 1) / height * height, tail = s.m - first;

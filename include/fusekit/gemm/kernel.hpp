@@ -86,6 +86,11 @@ template <class T> using HopperWideSegmentedMainLoop = MainLoopSm90<T, 2, 3, fal
 // so M may choose among them.
 template <class T> using HopperSwappedMainLoop = SwappedMainLoopSm90<T, 160, 5>;
 template <class T> using HopperTallSwappedMainLoop = SwappedMainLoopSm90<T, 232, 4, 64>;
+// Few-row calls (at most kFewRows tokens) on swapped tiles of 72 tokens, 7 stages: the 128 x 256
+// tiles' 72-row A stages spend 56 of each consumer's 128 MMA rows on padding, these none (the
+// tokens are the wgmma's N, m64n72k16), and a CTA takes one N-tile, so twice as many CTAs stream
+// the weight (fc1 at 70 tokens: 224 tiles on 132 SMs instead of 112).
+template <class T> using HopperFewSwappedMainLoop = SwappedMainLoopSm90<T, kFewRows, 7>;
 
 // Rounds of `tiles` equal tiles on `sm_count` SMs (one tile per SM at a time): what the busiest
 // SM runs, in the tile-choice models below.
@@ -94,7 +99,17 @@ constexpr double tile_rounds(std::int64_t tiles, int sm_count) {
 }
 
 // Which tiles a call of whole tiles takes: `never` = the 128 x 256 ones.
-enum class SwappedTiles : std::uint8_t { automatic, never, rows160, rows232 };
+enum class SwappedTiles : std::uint8_t { automatic, never, rows160, rows232, rows72 };
+
+// Few-row calls (kernel_sm90.hpp's few_rows_one_range on the 128 x 256 tiles): 72-token tiles,
+// one N-tile a CTA, where they fill their rounds (n_tiles within the SMs, or a last round of at
+// least half of them: fc1's 224 at 70 tokens on 132 SMs); otherwise (qkv_proj's 168: a second
+// round of 36) the 128 x 256 tiles with 72-row A stages, one round of two N-tiles a CTA.
+constexpr SwappedTiles choose_few_row_tiles(std::int64_t n_tiles, int sm_count) {
+  if (sm_count < 1) return SwappedTiles::never;
+  const std::int64_t last_round = n_tiles % sm_count;
+  return n_tiles <= sm_count || 2 * last_round >= sm_count ? SwappedTiles::rows72 : SwappedTiles::never;
+}
 
 // The modeled time of each: the busiest SM's rounds of tiles, a swapped tile costing a share of a
 // 128 x 256 one. Measured (H200, RESULTS.md, fifteenth session; bare qkv_proj and fc1, 150 to
@@ -256,10 +271,15 @@ Status launch_gemm(const GemmOperands<T>& operands, const typename Epi::Params& 
     whole.whole_tiles = detail::tile_order<HopperMainLoop<T>>(op.m, n_tiles).count();
     const SwappedTiles forced = swapped_tiles().load(std::memory_order_relaxed);
     const bool few_rows = detail::few_rows_one_range(whole, op.m, kFewRows, whole.whole_tiles, device.sm_count);
-    if (few_rows && (forced == SwappedTiles::automatic || forced == SwappedTiles::never))
+    SwappedTiles tiles = forced;
+    if (tiles == SwappedTiles::automatic)
+      tiles = few_rows ? choose_few_row_tiles(n_tiles, device.sm_count)
+                       : choose_swapped_tiles(op.m, n_tiles, device.sm_count);
+    if (few_rows && tiles == SwappedTiles::never)
       return detail::launch_sm90<T, HopperDeepMainLoop<T>, Epi>(op, params, n_tiles, whole, device, stream);
-    const SwappedTiles tiles =
-        forced == SwappedTiles::automatic ? choose_swapped_tiles(op.m, n_tiles, device.sm_count) : forced;
+    if (tiles == SwappedTiles::rows72)
+      return detail::launch_sm90_swapped<T, HopperFewSwappedMainLoop<T>, Epi>(op, params, n_tiles, {}, device,
+                                                                               stream);
     if (tiles == SwappedTiles::rows160)
       return detail::launch_sm90_swapped<T, HopperSwappedMainLoop<T>, Epi>(op, params, n_tiles, {}, device, stream);
     if (tiles == SwappedTiles::rows232)

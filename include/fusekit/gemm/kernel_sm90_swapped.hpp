@@ -1,7 +1,7 @@
 // fusekit/gemm/kernel_sm90_swapped.hpp: the Hopper GEMM kernel on SwappedMainLoopSm90 (tokens as
 // the wgmma's N), warp-specialized and persistent like gemm_kernel_sm90: warpgroup 0's producer
 // streams tiles through the ring while warpgroups 1 and 2 multiply, one W half each. The epilogue
-// runs on the tile's token chunks, staged transposed: on 232-token tiles the consumers run it
+// runs on the tile's token chunks, staged transposed: on 72- and 232-token tiles the consumers run it
 // (the producer is already loading the next tile's slices meanwhile), or where the epilogue has
 // the fragment form (fc1's SwiGLU) pair the tile in registers and hand it to the copy engine;
 // 160-token tiles hand it to the producer warpgroup's other three warps, so that it runs beside
@@ -38,7 +38,7 @@ static_assert(2 * (kConsumerRegs - kLaunchRegs) <= kLaunchRegs - kEpilogueWarpRe
               "the consumers' registers come from the producer warpgroup's");
 
 // Whether the kernel runs Epi in its fragment form (epilogue.hpp): on tiles whose consumers hold
-// one whole fragment each (the 232-token ones; the 160-token ones fold K segments in a second).
+// one whole fragment each (the 72- and 232-token ones; the 160-token ones fold K segments in a second).
 template <class MainLoop, class Epi>
 inline constexpr bool kPairsInFragmentOn = Epi::kPairsInFragment && !MainLoop::kFoldsSegments;
 
@@ -97,7 +97,7 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
       Epi::apply(params, tile);  // ends with the group's barrier: the staging tile is free again
     }
   };
-  // The fragment form of a GLU epilogue on the 232-token tiles (SwappedMainLoopSm90 says how):
+  // The fragment form of a GLU epilogue on the 72- and 232-token tiles (SwappedMainLoopSm90 says how):
   // the consumers pair the tile's gate and value halves in registers and hand the rounded tile to
   // the copy engine, which writes it while they go on with the next tile; only consumer 0's
   // thread 0 issues stores. The staged form's nodes (its fp32 chunks, the 16-byte stores) kept
@@ -273,7 +273,7 @@ template <class T, class MainLoop, class Epi>
 Status launch_sm90_swapped(const GemmOperands<T>& op, const typename Epi::Params& params, std::int64_t n_tiles,
                            KSegments segments, const DeviceInfo& device, cudaStream_t stream) {
   if (!MainLoop::kFoldsSegments && segments.count > 1)
-    return {Errc::bad_argument, "swapped tiles of more than 160 tokens cannot fold K segments"};
+    return {Errc::bad_argument, "only the 160-token swapped tiles fold K segments"};
   CUtensorMap a_map, w_map, out_map{};
   FUSEKIT_TRY(make_tensor_map_sw128(a_map, op.a, tensor_map_type<T>(), op.m, op.k, op.lda, MainLoop::BM));
   FUSEKIT_TRY(make_tensor_map_sw128(w_map, op.w, tensor_map_type<T>(), op.n, op.k, op.ldw, MainLoop::kHalfRows));

@@ -5,7 +5,8 @@
 // (1024, 29 rows in the last), and H3's qkv_proj then takes 8 rounds of 160 x 128 tiles on 132
 // SMs instead of 6 of 128 x 256, 302 instead of 353 us on the H200 (RESULTS.md, fifteenth
 // session; cuBLASLt's kernels for these shapes hold the tokens in the MMA's N too); fc1 at 925
-// tokens fits 4 tiles of 232 (928 rows).
+// tokens fits 4 tiles of 232 (928 rows), and 70 tokens one tile of 72 (the 128 x 256 tiles' 72-row
+// A stages leave 56 of each consumer's 128 MMA rows empty).
 //
 // Same bits as MainLoopSm90: each output element is one dot product, summed by wgmma in
 // ascending k in k16 steps whichever operand holds the token (measured on the H200: RESULTS.md,

@@ -137,9 +137,10 @@ template <int Pending> __device__ __forceinline__ void wgmma_wait_group() {
 __device__ __forceinline__ void fence_registers(float& r) { asm volatile("" : "+f"(r)::"memory"); }
 
 // D (64 x N fp32; this thread holds N / 2 of them) = A (64 x 16) * B (16 x N) + (accumulate ? D : 0),
-// both operands K-major in shared memory; N = 128, 160, 232 or 256 (and the output-only first
+// both operands K-major in shared memory; N = 72, 128, 160, 232 or 256 (and the output-only first
 // wgmma of a sum below). Inline PTX names every accumulator
 // register, so the register and operand lists are spelled out once per size here.
+#define FUSEKIT_WGMMA_REGS_36 "{" FUSEKIT_WGMMA_LIST_0_32 ", %32, %33, %34, %35}"
 #define FUSEKIT_WGMMA_REGS_64 "{" FUSEKIT_WGMMA_LIST_0_64 "}"
 #define FUSEKIT_WGMMA_REGS_80 "{" FUSEKIT_WGMMA_LIST_0_64 ", " FUSEKIT_WGMMA_LIST_64_80 "}"
 #define FUSEKIT_WGMMA_REGS_128 "{" FUSEKIT_WGMMA_LIST_0_64 ", " FUSEKIT_WGMMA_LIST_64_80 ", " FUSEKIT_WGMMA_LIST_80_128 "}"
@@ -149,9 +150,11 @@ __device__ __forceinline__ void fence_registers(float& r) { asm volatile("" : "+
   "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
   "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
   "%112, %113, %114, %115"
-#define FUSEKIT_WGMMA_LIST_0_64 \
+#define FUSEKIT_WGMMA_LIST_0_32 \
   "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "  \
-  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "  \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+#define FUSEKIT_WGMMA_LIST_0_64 \
+  FUSEKIT_WGMMA_LIST_0_32 ", "  \
   "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "  \
   "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
 #define FUSEKIT_WGMMA_LIST_64_80 \
@@ -160,11 +163,13 @@ __device__ __forceinline__ void fence_registers(float& r) { asm volatile("" : "+
   "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
   "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
   "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
-#define FUSEKIT_WGMMA_D64(C) \
+#define FUSEKIT_WGMMA_D32(C) \
   C(d[0]), C(d[1]), C(d[2]), C(d[3]), C(d[4]), C(d[5]), C(d[6]), C(d[7]), \
       C(d[8]), C(d[9]), C(d[10]), C(d[11]), C(d[12]), C(d[13]), C(d[14]), C(d[15]), \
       C(d[16]), C(d[17]), C(d[18]), C(d[19]), C(d[20]), C(d[21]), C(d[22]), C(d[23]), \
-      C(d[24]), C(d[25]), C(d[26]), C(d[27]), C(d[28]), C(d[29]), C(d[30]), C(d[31]), \
+      C(d[24]), C(d[25]), C(d[26]), C(d[27]), C(d[28]), C(d[29]), C(d[30]), C(d[31])
+#define FUSEKIT_WGMMA_D64(C) \
+  FUSEKIT_WGMMA_D32(C), \
       C(d[32]), C(d[33]), C(d[34]), C(d[35]), C(d[36]), C(d[37]), C(d[38]), C(d[39]), \
       C(d[40]), C(d[41]), C(d[42]), C(d[43]), C(d[44]), C(d[45]), C(d[46]), C(d[47]), \
       C(d[48]), C(d[49]), C(d[50]), C(d[51]), C(d[52]), C(d[53]), C(d[54]), C(d[55]), \
@@ -173,6 +178,7 @@ __device__ __forceinline__ void fence_registers(float& r) { asm volatile("" : "+
   FUSEKIT_WGMMA_D64(C), \
   C(d[64]), C(d[65]), C(d[66]), C(d[67]), C(d[68]), C(d[69]), C(d[70]), C(d[71]), \
       C(d[72]), C(d[73]), C(d[74]), C(d[75]), C(d[76]), C(d[77]), C(d[78]), C(d[79])
+#define FUSEKIT_WGMMA_OPERANDS_36 FUSEKIT_WGMMA_D32("+f"), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35])
 #define FUSEKIT_WGMMA_OPERANDS_64 FUSEKIT_WGMMA_D64("+f")
 #define FUSEKIT_WGMMA_OPERANDS_80 FUSEKIT_WGMMA_D80("+f")
 #define FUSEKIT_WGMMA_OPERANDS_116 \
@@ -226,8 +232,10 @@ template <class T, int N>
 __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b,
                                              bool accumulate) {
 #ifdef FUSEKIT_SM90A
-  static_assert(N == 128 || N == 160 || N == 232 || N == 256, "wgmma_m64k16: N is 128, 160, 232 or 256");
+  static_assert(N == 72 || N == 128 || N == 160 || N == 232 || N == 256, "wgmma_m64k16: N is 72, 128, 160, 232 or 256");
   constexpr bool bf16 = std::is_same_v<T, bf16_t>;
+  if constexpr (N == 72 && bf16) FUSEKIT_WGMMA(72, "bf16", 36, 38, 36, 37);
+  if constexpr (N == 72 && !bf16) FUSEKIT_WGMMA(72, "f16", 36, 38, 36, 37);
   if constexpr (N == 128 && bf16) FUSEKIT_WGMMA(128, "bf16", 64, 66, 64, 65);
   if constexpr (N == 128 && !bf16) FUSEKIT_WGMMA(128, "f16", 64, 66, 64, 65);
   if constexpr (N == 160 && bf16) FUSEKIT_WGMMA(160, "bf16", 80, 82, 80, 81);
@@ -241,10 +249,13 @@ __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], std::uint64_t de
 #endif
 }
 #undef FUSEKIT_WGMMA
+#undef FUSEKIT_WGMMA_REGS_36
 #undef FUSEKIT_WGMMA_REGS_64
 #undef FUSEKIT_WGMMA_REGS_80
 #undef FUSEKIT_WGMMA_REGS_128
+#undef FUSEKIT_WGMMA_OPERANDS_36
 #undef FUSEKIT_WGMMA_OPERANDS_64
+#undef FUSEKIT_WGMMA_D32
 #undef FUSEKIT_WGMMA_D64
 #undef FUSEKIT_WGMMA_D80
 #undef FUSEKIT_WGMMA_OPERANDS_80
@@ -252,6 +263,7 @@ __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], std::uint64_t de
 #undef FUSEKIT_WGMMA_OPERANDS_116
 #undef FUSEKIT_WGMMA_REGS_116
 #undef FUSEKIT_WGMMA_LIST_64_116
+#undef FUSEKIT_WGMMA_LIST_0_32
 #undef FUSEKIT_WGMMA_LIST_0_64
 #undef FUSEKIT_WGMMA_LIST_64_80
 #undef FUSEKIT_WGMMA_LIST_80_128
