@@ -249,10 +249,13 @@ GPU_TEST_CASE("linear: K segments summed in one CTA or across CTAs, on every til
       std::vector<std::vector<unsigned char>> bits;
       // The few-row kernel's split tiles (narrow, split, at most 72 rows) fold at the last arrival
       // or in shares (SharedFold, cooperative launch); elsewhere the fold switch changes nothing.
-      for (gemm::SegmentTiles tiles : {gemm::SegmentTiles::narrow, gemm::SegmentTiles::wide, gemm::SegmentTiles::swapped})
+      // Few-swapped: 72-token tiles, one segment a CTA, folded in shares (few rows, every tile split).
+      for (gemm::SegmentTiles tiles : {gemm::SegmentTiles::narrow, gemm::SegmentTiles::wide, gemm::SegmentTiles::swapped,
+                                       gemm::SegmentTiles::few_swapped})
         for (gemm::SplitKWay way : {gemm::SplitKWay::whole, gemm::SplitKWay::split})
           for (gemm::SplitFold fold : {gemm::SplitFold::automatic, gemm::SplitFold::last_arrival}) {
             if (tiles == gemm::SegmentTiles::swapped && way == gemm::SplitKWay::split) continue;  // never split
+            if (tiles == gemm::SegmentTiles::few_swapped && (way != gemm::SplitKWay::split || s.m > 72)) continue;
             if (fold == gemm::SplitFold::last_arrival && (tiles != gemm::SegmentTiles::narrow || way != gemm::SplitKWay::split))
               continue;  // the same kernel as automatic's
             gemm::segment_tiles() = tiles;

@@ -173,8 +173,10 @@ inline constexpr double kSwappedSliceCost = kSwappedTileCost * kWideSliceCost;
 
 // Which tiles a long, narrow weight's call takes, from the modeled time of each plan (M only
 // changes the speed: all give the same bits). Swapped: 160-token tiles, every one whole, the
-// segments folded in the registers (mainloop_sm90_swapped.hpp).
-enum class SegmentTiles : std::uint8_t { automatic, narrow, wide, swapped };
+// segments folded in the registers (mainloop_sm90_swapped.hpp). Few-swapped (the launcher's
+// choice for few-row calls, few_rows_one_range, where every tile splits): 72-token tiles, one K
+// segment a CTA, folded in shares (kernel_sm90_swapped.hpp); other calls forced to it run narrow.
+enum class SegmentTiles : std::uint8_t { automatic, narrow, wide, swapped, few_swapped };
 constexpr SegmentTiles choose_segment_tiles(std::int64_t m, std::int64_t n_tiles, std::int64_t k, int sm_count) {
   using Narrow = HopperNarrowMainLoop<bf16_t>;  // the tile shapes do not depend on the 16-bit type
   using Wide = HopperWideSegmentedMainLoop<bf16_t>;
@@ -247,15 +249,13 @@ Status launch_gemm(const GemmOperands<T>& operands, const typename Epi::Params& 
       const SplitKWay way = split_k_way().load(std::memory_order_relaxed);
       const TileOrder narrow = detail::tile_order<Narrow>(op.m, n_tiles);
       SplitPlan plan = detail::segment_plan(narrow, n_tiles, k_blocks, device.sm_count, way);
+      const bool few_rows = detail::few_rows_one_range(plan, op.m, kFewRows, narrow.count(), device.sm_count);
       SegmentTiles width = segment_tiles().load(std::memory_order_relaxed);
-      if (width == SegmentTiles::automatic) {
-        width = detail::few_rows_one_range(plan, op.m, kFewRows, narrow.count(), device.sm_count)
-                    ? SegmentTiles::narrow
-                    : choose_segment_tiles(op.m, n_tiles, op.k, device.sm_count);
-      }
+      if (width == SegmentTiles::automatic)
+        width = few_rows ? SegmentTiles::few_swapped : choose_segment_tiles(op.m, n_tiles, op.k, device.sm_count);
       if (width == SegmentTiles::swapped)  // every tile whole: only the plan's segments apply
-        return detail::launch_sm90_swapped<T, HopperSwappedMainLoop<T>, Epi>(op, params, n_tiles, plan.segments,
-                                                                            device, stream);
+        return detail::launch_sm90_swapped<T, HopperSwappedMainLoop<T>, Epi>(op, params, n_tiles,
+                                                                            SplitPlan{plan.segments}, device, stream);
       if (width == SegmentTiles::wide) {
         const TileOrder wide = detail::tile_order<Wide>(op.m, n_tiles);
         plan = detail::segment_plan(wide, n_tiles, k_blocks, device.sm_count, way);
@@ -263,7 +263,17 @@ Status launch_gemm(const GemmOperands<T>& operands, const typename Epi::Params& 
         return detail::launch_sm90<T, Wide, Epi>(op, params, n_tiles, plan, device, stream);
       }
       FUSEKIT_TRY(detail::attach_workspace<Narrow>(plan, narrow.count(), device, stream));
-      if (detail::few_rows_one_range(plan, op.m, kFewRows, narrow.count(), device.sm_count))
+      if (few_rows && width == SegmentTiles::few_swapped && plan.segments.count > 1 &&
+          split_fold().load(std::memory_order_relaxed) == SplitFold::automatic) {
+        using Few = HopperFewSwappedMainLoop<T>;
+        static_assert(Few::BM == kFewRows && Few::kChunks == 1, "one token tile, staged whole");
+        SplitPlan shared = plan;  // every tile split (few_rows_one_range), the same tiles and items as Narrow's
+        shared.shared_fold = true;
+        bool refused = false;
+        FUSEKIT_TRY(detail::launch_sm90_swapped<T, Few, Epi>(op, params, n_tiles, shared, device, stream, &refused));
+        if (!refused) return {};
+      }
+      if (few_rows)
         return detail::launch_sm90<T, HopperNarrowDeepMainLoop<T>, Epi>(op, params, n_tiles, plan, device, stream);
       return detail::launch_sm90<T, Narrow, Epi>(op, params, n_tiles, plan, device, stream);
     }

@@ -42,13 +42,15 @@ static_assert(2 * (kConsumerRegs - kLaunchRegs) <= kLaunchRegs - kEpilogueWarpRe
 template <class MainLoop, class Epi>
 inline constexpr bool kPairsInFragmentOn = Epi::kPairsInFragment && !MainLoop::kFoldsSegments;
 
-// CTA b takes tiles b, b + grid, ... of `order` (tile_scheduler.hpp: bands of N-tiles, every
-// token tile of a band before the next); the producer walks the same tiles.
+// CTA b takes items b, b + grid, ... of `plan` (split_k.hpp): whole tiles of `order`
+// (tile_scheduler.hpp: bands of N-tiles, every token tile of a band before the next), or, on a
+// cooperative launch (plan.shared_fold), one K segment of a split tile a CTA; the producer walks
+// the same items.
 template <class MainLoop, class Epi>
 __global__ void __launch_bounds__(MainLoop::kThreads, 1)
     gemm_kernel_sm90_swapped(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map,
                              const __grid_constant__ CUtensorMap out_map, GemmExtent extent, TileOrder order,
-                             KSegments segments, typename Epi::Params params) {
+                             SplitPlan plan, typename Epi::Params params, GridOverlap overlap) {
 #ifdef FUSEKIT_SM90A
   using Storage = typename MainLoop::SharedStorage;
   extern __shared__ unsigned char smem_raw[];
@@ -62,8 +64,13 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
   const int warpgroup = threadIdx.x / 128;
   const int cw = warpgroup - 1;  // the consumer warpgroup's index (consumers only)
   const int k_blocks = static_cast<int>((extent.k + MainLoop::BK - 1) / MainLoop::BK);
-  const std::int64_t tiles = order.count();
-  // Whether the CTA takes another tile after tile t (CTA b takes b, b + grid, ...).
+  const std::int64_t tiles = order.count(), items = plan.items(tiles);
+  // The k-slices of an item: all of a whole tile's, or its segment's.
+  auto slices = [&](const WorkItem& it, int& begin, int& end) {
+    begin = 0, end = k_blocks;
+    if (it.segment >= 0) plan.segments.range(it.segment, k_blocks, begin, end);
+  };
+  // Whether the CTA takes another tile after tile t (whole tiles: CTA b takes b, b + grid, ...).
   auto has_next = [&](std::int64_t t) { return t + gridDim.x < tiles; };
   // The W rows of N-tile n_tile (the epilogue chooses them).
   auto weight_rows_of = [&](std::int64_t n_tile) {
@@ -164,6 +171,35 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
     }
   };
   RingPosition pos;
+  // One K segment of a split tile a CTA, the grid resident at once (a cooperative launch; tiles
+  // whose chunk is the whole tile): the consumers stage their segment's sum, the tile's CTAs meet
+  // in the workspace, and each folds and finishes its share of the tile's tokens on both
+  // consumers' 8 warps (split_k.hpp's SharedFold: the same additions in the same order as every
+  // other way, so the same bits). Few-row calls of long, narrow weights (out_proj and fc2 at 70
+  // tokens): 128 W rows by 72 tokens a CTA, where the 128 x 128 tiles spend their second
+  // consumer on 6 tokens.
+  auto fold_shared_and_finish = [&] {
+    if constexpr (MainLoop::kChunks == 1) {
+      const WorkItem it = plan.item(blockIdx.x);
+      std::int64_t m_tile, n_tile;
+      order.coords(it.tile, m_tile, n_tile);
+      int begin, end;
+      slices(it, begin, end);
+      typename MainLoop::Accumulators acc;
+      MainLoop::consume(s, pos, begin, end, cw, acc);
+      MainLoop::stage(s, acc, cw, 0);
+      const std::int64_t m0 = m_tile * MainLoop::BM;
+      const int rows = static_cast<int>(extent.m - m0 < MainLoop::BM ? extent.m - m0 : MainLoop::BM);
+      SharedFold::exchange(plan, it, s.staging, MainLoop::kTileLd, rows, threadIdx.x - 128, 256,
+                           [] { asm volatile("bar.sync 3, 256;\n" ::: "memory"); });
+      int first, last;
+      SharedFold::share(it.segment, plan.segments.count, rows, first, last);
+      if (last == first) return;  // fewer tokens than segments
+      AccTile tile = AccTile::staged(s.staging + first * MainLoop::kTileLd, MainLoop::kTileLd, m0 + first, last - first,
+                                     last - first, MainLoop::kHalfRows, weight_rows_of(n_tile), threadIdx.x - 128, 256, 3);
+      Epi::apply(params, tile);
+    }
+  };
   // 160-token tiles hand their epilogue to the producer warpgroup's three other warps: the
   // consumers stage a tile's first chunk and go on with the next tile, staging its other chunks
   // from the running sum between their first k-slices, while those warps run the epilogue beside
@@ -178,10 +214,17 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
       ptx::prefetch_tensor_map(&a_map);
       ptx::prefetch_tensor_map(&w_map);
       if constexpr (kPairs) ptx::prefetch_tensor_map(&out_map);
-      for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+      if (overlap != GridOverlap::none) {  // kernel_sm90.hpp's grid_overlap(): the prologue mode
+        wait_for_prior_grid();
+        allow_next_grid();
+      }
+      for (std::int64_t i = blockIdx.x; i < items; i += gridDim.x) {
+        const WorkItem it = plan.item(i);
         std::int64_t m_tile, n_tile;
-        order.coords(t, m_tile, n_tile);
-        MainLoop::produce(s, pos, &a_map, &w_map, k_blocks, m_tile * MainLoop::BM, weight_rows_of(n_tile));
+        order.coords(it.tile, m_tile, n_tile);
+        int begin, end;
+        slices(it, begin, end);
+        MainLoop::produce(s, pos, &a_map, &w_map, begin, end, m_tile * MainLoop::BM, weight_rows_of(n_tile));
       }
     } else if (kHandOff && threadIdx.x >= 32) {
       const int thread = threadIdx.x - 32;
@@ -203,6 +246,10 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
     }
   } else {
     ptx::setmaxnreg_inc<kHandOff ? kConsumerRegs : 232>();
+    if (overlap != GridOverlap::none) {  // before the workspace, the epilogue's inputs and the outputs
+      wait_for_prior_grid();
+      allow_next_grid();
+    }
     if constexpr (kHandOff) {
       typename MainLoop::Accumulators acc, running;  // running: the fold of the segments so far
       std::uint32_t handoffs = 0;       // chunks handed to the epilogue warps so far
@@ -226,9 +273,9 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
       for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
         std::int64_t m_tile, n_tile;
         order.coords(t, m_tile, n_tile);
-        for (int seg = 0; seg < segments.count; ++seg) {
+        for (int seg = 0; seg < plan.segments.count; ++seg) {
           int begin, end;
-          segments.range(seg, k_blocks, begin, end);
+          plan.segments.range(seg, k_blocks, begin, end);
           if (seg == 0) {
             MainLoop::consume(s, pos, begin, end, cw, acc, [&] { hand_off(false, Later{}); });
             while (pending < staged_end) hand_off(true, Later{});  // the fold below overwrites the running sum
@@ -247,6 +294,8 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
         ptx::mbarrier_wait(&s.staged_empty, all_released());  // at once where nothing was handed over
         stage_and_finish(running, m_tile, n_tile);
       }
+    } else if (plan.shared_fold) {
+      fold_shared_and_finish();
     } else {
       for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
         std::int64_t m_tile, n_tile;
@@ -268,12 +317,17 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
 
 namespace detail {
 
-// `segments`: split_k.hpp's K segments of long, narrow weights (count 1 for the others).
+// `plan`: split_k.hpp's K segments of long, narrow weights (count 1 for the others), every tile
+// whole; or, with plan.shared_fold, every tile split and one item a CTA on a cooperative launch,
+// which overlaps the kernel before it as grid_overlap() says (kernel_sm90.hpp; `weights` runs as
+// `prologue` here). Where the runtime cannot keep such a grid resident, nothing is launched and
+// `*refused` is set (the caller runs another kernel, the same bits).
 template <class T, class MainLoop, class Epi>
 Status launch_sm90_swapped(const GemmOperands<T>& op, const typename Epi::Params& params, std::int64_t n_tiles,
-                           KSegments segments, const DeviceInfo& device, cudaStream_t stream) {
-  if (!MainLoop::kFoldsSegments && segments.count > 1)
-    return {Errc::bad_argument, "only the 160-token swapped tiles fold K segments"};
+                           SplitPlan plan, const DeviceInfo& device, cudaStream_t stream, bool* refused = nullptr) {
+  if (plan.shared_fold ? MainLoop::kChunks != 1 || plan.whole_tiles != 0 || plan.segments.count < 2
+                       : !MainLoop::kFoldsSegments && plan.segments.count > 1)
+    return {Errc::bad_argument, "these swapped tiles cannot sum K segments that way"};
   CUtensorMap a_map, w_map, out_map{};
   FUSEKIT_TRY(make_tensor_map_sw128(a_map, op.a, tensor_map_type<T>(), op.m, op.k, op.lda, MainLoop::BM));
   FUSEKIT_TRY(make_tensor_map_sw128(w_map, op.w, tensor_map_type<T>(), op.n, op.k, op.ldw, MainLoop::kHalfRows));
@@ -286,16 +340,30 @@ Status launch_sm90_swapped(const GemmOperands<T>& op, const typename Epi::Params
     FUSEKIT_TRY(make_tensor_map_sw128(out_map, store.out, tensor_map_type<Out>(), op.m, cols, ld, MainLoop::BM));
   }
   const TileOrder order{(op.m + MainLoop::BM - 1) / MainLoop::BM, n_tiles};
+  if (!plan.shared_fold) plan.whole_tiles = order.count();
   auto* kernel = &gemm_kernel_sm90_swapped<MainLoop, Epi>;
   FUSEKIT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         static_cast<int>(MainLoop::kSmemBytes)));
   LaunchShape shape;
   shape.block = dim3(MainLoop::kThreads);
   shape.smem = MainLoop::kSmemBytes;
-  const std::int64_t tiles = order.count(), ctas = device.sm_count;  // persistent: one CTA per SM at most
-  shape.grid = dim3(static_cast<unsigned>(tiles < ctas ? tiles : ctas));
-  return launch_kernel(kernel, shape, stream, a_map, w_map, out_map, GemmExtent{op.m, op.n, op.k}, order, segments,
-                       params);
+  const std::int64_t items = plan.items(order.count()), ctas = device.sm_count;  // persistent: one CTA per SM at most
+  shape.grid = dim3(static_cast<unsigned>(items < ctas ? items : ctas));
+  const GemmExtent extent{op.m, op.n, op.k};
+  if (!plan.shared_fold)
+    return launch_kernel(kernel, shape, stream, a_map, w_map, out_map, extent, order, plan, params, GridOverlap::none);
+  if (items > ctas) return {Errc::bad_argument, "SharedFold runs one item a CTA"};
+  shape.cooperative = true;
+  const GridOverlap overlap = grid_overlap().load(std::memory_order_relaxed);
+  shape.dependent = overlap != GridOverlap::none;
+  const cudaError_t e = launch_kernel_raw(kernel, shape, stream, a_map, w_map, out_map, extent, order, plan, params,
+                                          overlap);
+  if (e == cudaErrorCooperativeLaunchTooLarge && refused != nullptr) {  // e.g. an MPS client's share of the SMs
+    (void)cudaGetLastError();
+    *refused = true;
+    return {};
+  }
+  return e == cudaSuccess ? Status{} : Status::cuda(e, "cudaLaunchKernelEx");
 }
 
 }  // namespace detail

@@ -73,10 +73,11 @@ struct SwappedMainLoopSm90 {
     init_ring(s.full, s.empty, kConsumers * 4);  // ends with the fence that publishes every barrier
   }
 
-  // Producer (one thread): every k-slice of one tile, tokens [m0, m0 + BM) and both W halves.
+  // Producer (one thread): k-slices [kb_begin, kb_end) of one tile, tokens [m0, m0 + BM) and both W halves.
   __device__ static void produce(SharedStorage& s, RingPosition& pos, const CUtensorMap* a_map,
-                                 const CUtensorMap* w_map, int k_blocks, std::int64_t m0, const WeightRows& wr) {
-    for (int kb = 0; kb < k_blocks; ++kb) {
+                                 const CUtensorMap* w_map, int kb_begin, int kb_end, std::int64_t m0,
+                                 const WeightRows& wr) {
+    for (int kb = kb_begin; kb < kb_end; ++kb) {
       ptx::mbarrier_wait(&s.empty[pos.stage], pos.phase ^ 1u);
       ptx::mbarrier_arrive_expect_tx(&s.full[pos.stage], kStageBytes);
       ptx::tma_load_2d(s.a[pos.stage], a_map, &s.full[pos.stage], kb * BK, static_cast<int>(m0));
