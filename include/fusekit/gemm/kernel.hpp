@@ -270,8 +270,9 @@ Status launch_gemm(const GemmOperands<T>& operands, const typename Epi::Params& 
         SplitPlan shared = plan;  // every tile split (few_rows_one_range), the same tiles and items as Narrow's
         shared.shared_fold = true;
         bool refused = false;
-        FUSEKIT_TRY(detail::launch_sm90_swapped<T, Few, Epi>(op, params, n_tiles, shared, device, stream, &refused));
-        if (!refused) return {};
+        const Status launched =
+            detail::launch_sm90_swapped<T, Few, Epi>(op, params, n_tiles, shared, device, stream, &refused);
+        if (!refused) return launched;
       }
       if (few_rows)
         return detail::launch_sm90<T, HopperNarrowDeepMainLoop<T>, Epi>(op, params, n_tiles, plan, device, stream);
