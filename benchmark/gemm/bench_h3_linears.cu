@@ -224,14 +224,15 @@ void apply_light_pairs_override() {
   std::fprintf(stderr, "fusekit_bench_gemm: FUSEKIT_LIGHT_PAIRS=%s\n", pairs);
 }
 
-// FUSEKIT_SWAPPED_TILES=never|160|232|72|automatic overrides which tiles whole-tile calls take (the
-// 128 x 256 ones, or swapped tiles of 160, 232 or 72 tokens; kernel.hpp's swapped_tiles; the bits
+// FUSEKIT_SWAPPED_TILES=never|160|232|72|wide72|automatic overrides which tiles whole-tile calls take
+// (the 128 x 256 ones, or swapped tiles of 160, 232 or 72 tokens, the last one or two N-tiles a CTA; kernel.hpp's swapped_tiles; the bits
 // are the same), to time them against each other.
 void apply_swapped_tiles_override() {
   using gemm::SwappedTiles;
   apply_env_choice("FUSEKIT_SWAPPED_TILES", gemm::swapped_tiles(),
                    {{"never", SwappedTiles::never}, {"160", SwappedTiles::rows160}, {"232", SwappedTiles::rows232},
-                    {"72", SwappedTiles::rows72}, {"automatic", SwappedTiles::automatic}});
+                    {"72", SwappedTiles::rows72}, {"wide72", SwappedTiles::wide72},
+                    {"automatic", SwappedTiles::automatic}});
 }
 
 // FUSEKIT_GRID_OVERLAP=none|prologue|weights sets how a launch overlaps the one before it

@@ -139,14 +139,14 @@ struct RestoreSwappedTiles {
 };
 
 // Runs `check` on the tiles the launcher picks, then again with every call of whole tiles forced
-// onto each height of swapped tiles (72, 160 and 232 tokens; tokens as the wgmma's N, kernel_sm90_swapped.hpp), which must
+// onto each height of swapped tiles (72 on one or two N-tiles, 160 and 232 tokens; tokens as the wgmma's N, kernel_sm90_swapped.hpp), which must
 // pass the same checks on the same shapes (on other GPUs and on the portable path all runs are
 // the same).
 template <class F> void on_every_tile(F&& check) {
   const RestoreSwappedTiles restore;
   for (gemm::SwappedTiles choice :
        {gemm::SwappedTiles::automatic, gemm::SwappedTiles::rows160, gemm::SwappedTiles::rows232,
-        gemm::SwappedTiles::rows72}) {
+        gemm::SwappedTiles::rows72, gemm::SwappedTiles::wide72}) {
     CAPTURE(int(choice));
     gemm::swapped_tiles() = choice;
     check();
@@ -155,6 +155,7 @@ template <class F> void on_every_tile(F&& check) {
 
 // The tiles whole-tile calls may take, for tests that compare them bit for bit.
 inline constexpr gemm::SwappedTiles kEveryTile[] = {gemm::SwappedTiles::never, gemm::SwappedTiles::rows160,
-                                                    gemm::SwappedTiles::rows232, gemm::SwappedTiles::rows72};
+                                                    gemm::SwappedTiles::rows232, gemm::SwappedTiles::rows72,
+                                                    gemm::SwappedTiles::wide72};
 
 }  // namespace fusekit::test

@@ -55,13 +55,13 @@ TEST_CASE("swapped tiles: the height whose modeled rounds beat the 128 x 256 til
   CHECK(choose_swapped_tiles(925, 168, 0) == SwappedTiles::never);
 }
 
-TEST_CASE("few-row calls: 72-token tiles where their rounds fill, else the 128 x 256 tiles") {
+TEST_CASE("few-row calls: 72-token tiles, one N-tile a CTA where their rounds fill, else two") {
   CHECK(choose_few_row_tiles(224, 132) == SwappedTiles::rows72);  // fc1 at 70 tokens: 92 in the second round
-  CHECK(choose_few_row_tiles(168, 132) == SwappedTiles::never);   // qkv_proj: 36 in the second round
+  CHECK(choose_few_row_tiles(168, 132) == SwappedTiles::wide72);  // qkv_proj: 36 in the second round
   CHECK(choose_few_row_tiles(132, 132) == SwappedTiles::rows72);  // one round
   CHECK(choose_few_row_tiles(8, 132) == SwappedTiles::rows72);
   CHECK(choose_few_row_tiles(198, 132) == SwappedTiles::rows72);  // 66: half the SMs
-  CHECK(choose_few_row_tiles(197, 132) == SwappedTiles::never);
+  CHECK(choose_few_row_tiles(197, 132) == SwappedTiles::wide72);
   CHECK(choose_few_row_tiles(224, 0) == SwappedTiles::never);
 }
 

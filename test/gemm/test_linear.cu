@@ -99,8 +99,9 @@ GPU_TEST_CASE("linear: swapped tiles (tokens as the wgmma's N) give the 128 x 25
     REQUIRE(gemm::choose_swapped_tiles(925, 224, 132) == gemm::SwappedTiles::rows232);
     REQUIRE(gemm::choose_swapped_tiles(4096, 168, 132) == gemm::SwappedTiles::never);
     REQUIRE(gemm::choose_few_row_tiles(224, 132) == gemm::SwappedTiles::rows72);  // fc1 at 70 tokens
+    REQUIRE(gemm::choose_few_row_tiles(168, 132) == gemm::SwappedTiles::wide72);  // qkv_proj at 70 tokens
   }
-  // 70 and 37 rows: few-row calls (72-token tiles where the launcher picks them: 28672 columns).
+  // 70 and 37 rows: few-row calls (72-token tiles, 128 x 72 for 28672 columns, 256 x 72 for 21504).
   for (Shape s : {Shape{925, 21504, 328}, Shape{925, 28672, 136}, Shape{161, 1032, 200}, Shape{300, 136, 72},
                   Shape{70, 21504, 328}, Shape{70, 28672, 136}, Shape{37, 1160, 200}}) {
     CAPTURE(s.m);
@@ -111,7 +112,7 @@ GPU_TEST_CASE("linear: swapped tiles (tokens as the wgmma's N) give the 128 x 25
     std::vector<std::vector<unsigned char>> bits;
     for (gemm::SwappedTiles choice : {gemm::SwappedTiles::never, gemm::SwappedTiles::rows160,
                                       gemm::SwappedTiles::rows232, gemm::SwappedTiles::rows72,
-                                      gemm::SwappedTiles::automatic}) {
+                                      gemm::SwappedTiles::wide72, gemm::SwappedTiles::automatic}) {
       CAPTURE(int(choice));
       gemm::swapped_tiles() = choice;
       const DevMatrix y = poisoned_output(DType::bf16, s.m, s.n);
@@ -128,7 +129,8 @@ GPU_TEST_CASE("linear: swapped tiles (tokens as the wgmma's N) give the 128 x 25
     }
     for (auto [choice, height] : {std::pair{gemm::SwappedTiles::rows160, std::int64_t{160}},
                                   std::pair{gemm::SwappedTiles::rows232, std::int64_t{232}},
-                                  std::pair{gemm::SwappedTiles::rows72, std::int64_t{72}}}) {
+                                  std::pair{gemm::SwappedTiles::rows72, std::int64_t{72}},
+                                  std::pair{gemm::SwappedTiles::wide72, std::int64_t{72}}}) {
       CAPTURE(height);
       gemm::swapped_tiles() = choice;
       const std::int64_t first = (s.m - 1) / height * height, tail = s.m - first;

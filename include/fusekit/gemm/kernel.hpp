@@ -91,6 +91,9 @@ template <class T> using HopperTallSwappedMainLoop = SwappedMainLoopSm90<T, 232,
 // tokens are the wgmma's N, m64n72k16), and a CTA takes one N-tile, so twice as many CTAs stream
 // the weight (fc1 at 70 tokens: 224 tiles on 132 SMs instead of 112).
 template <class T> using HopperFewSwappedMainLoop = SwappedMainLoopSm90<T, kFewRows, 7>;
+// The same tokens on 256 x 72 tiles (two N-tiles a CTA, a consumer's each, 5 stages, 16-token
+// epilogue chunks), where 128 x 72 tiles would leave a short last round.
+template <class T> using HopperFewWideSwappedMainLoop = WideSwappedMainLoopSm90<T, kFewRows, 5, 16>;
 
 // Rounds of `tiles` equal tiles on `sm_count` SMs (one tile per SM at a time): what the busiest
 // SM runs, in the tile-choice models below.
@@ -99,16 +102,17 @@ constexpr double tile_rounds(std::int64_t tiles, int sm_count) {
 }
 
 // Which tiles a call of whole tiles takes: `never` = the 128 x 256 ones.
-enum class SwappedTiles : std::uint8_t { automatic, never, rows160, rows232, rows72 };
+enum class SwappedTiles : std::uint8_t { automatic, never, rows160, rows232, rows72, wide72 };
 
 // Few-row calls (kernel_sm90.hpp's few_rows_one_range on the 128 x 256 tiles): 72-token tiles,
 // one N-tile a CTA, where they fill their rounds (n_tiles within the SMs, or a last round of at
 // least half of them: fc1's 224 at 70 tokens on 132 SMs); otherwise (qkv_proj's 168: a second
-// round of 36) the 128 x 256 tiles with 72-row A stages, one round of two N-tiles a CTA.
+// round of 36) two N-tiles a CTA, one round. Measured on an H100 (RESULTS.md, forty-ninth
+// session): the SMs that stream to the end decide, not the rounds.
 constexpr SwappedTiles choose_few_row_tiles(std::int64_t n_tiles, int sm_count) {
   if (sm_count < 1) return SwappedTiles::never;
   const std::int64_t last_round = n_tiles % sm_count;
-  return n_tiles <= sm_count || 2 * last_round >= sm_count ? SwappedTiles::rows72 : SwappedTiles::never;
+  return n_tiles <= sm_count || 2 * last_round >= sm_count ? SwappedTiles::rows72 : SwappedTiles::wide72;
 }
 
 // The modeled time of each: the busiest SM's rounds of tiles, a swapped tile costing a share of a
@@ -291,6 +295,9 @@ Status launch_gemm(const GemmOperands<T>& operands, const typename Epi::Params& 
     if (tiles == SwappedTiles::rows72)
       return detail::launch_sm90_swapped<T, HopperFewSwappedMainLoop<T>, Epi>(op, params, n_tiles, {}, device,
                                                                                stream);
+    if (tiles == SwappedTiles::wide72)
+      return detail::launch_sm90_wide_swapped<T, HopperFewWideSwappedMainLoop<T>, Epi>(op, params, n_tiles, device,
+                                                                                        stream);
     if (tiles == SwappedTiles::rows160)
       return detail::launch_sm90_swapped<T, HopperSwappedMainLoop<T>, Epi>(op, params, n_tiles, {}, device, stream);
     if (tiles == SwappedTiles::rows232)

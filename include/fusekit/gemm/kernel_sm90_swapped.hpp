@@ -315,7 +315,102 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
 #endif
 }
 
+// The kernel on WideSwappedMainLoopSm90: CTA b takes CTA tiles b, b + grid, ... (two N-tiles
+// each, `order` counting pairs); the producer streams both N-tiles, each consumer multiplies its
+// own and runs that N-tile's epilogue on its own staging tile behind its own barrier (1 + cw).
+// Every tile whole, K in one segment.
+template <class MainLoop, class Epi>
+__global__ void __launch_bounds__(MainLoop::kThreads, 1)
+    gemm_kernel_sm90_wide_swapped(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map,
+                                  GemmExtent extent, std::int64_t n_tiles, TileOrder order, typename Epi::Params params) {
+#ifdef FUSEKIT_SM90A
+  using Storage = typename MainLoop::SharedStorage;
+  extern __shared__ unsigned char smem_raw[];
+  const unsigned misalign = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw)) % 1024u;
+  auto& s = *reinterpret_cast<Storage*>(smem_raw + (1024u - misalign) % 1024u);
+  if (threadIdx.x == 0) MainLoop::init(s);
+  __syncthreads();
+  const int warpgroup = threadIdx.x / 128;
+  const int k_blocks = static_cast<int>((extent.k + MainLoop::BK - 1) / MainLoop::BK);
+  const std::int64_t tiles = order.count();
+  // The W rows of N-tile n; past the last one, rows beyond W (zeros; no epilogue runs on them).
+  auto weight_rows_of = [&](std::int64_t n) {
+    if (n < n_tiles) return Epi::weight_rows(params, extent.n, MainLoop::kSubN, n);
+    WeightRows none{};
+    none.first[0] = none.first[1] = extent.n;
+    return none;
+  };
+  RingPosition pos;
+  if (warpgroup == 0) {
+    ptx::setmaxnreg_dec<40>();
+    if (threadIdx.x == 0) {
+      ptx::prefetch_tensor_map(&a_map);
+      ptx::prefetch_tensor_map(&w_map);
+      for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+        std::int64_t m_tile, pair;
+        order.coords(t, m_tile, pair);
+        const WeightRows wr[MainLoop::kNSub] = {weight_rows_of(2 * pair), weight_rows_of(2 * pair + 1)};
+        MainLoop::produce(s, pos, &a_map, &w_map, k_blocks, m_tile * MainLoop::BM, wr);
+      }
+    }
+  } else {
+    ptx::setmaxnreg_inc<232>();
+    const int cw = warpgroup - 1;
+    for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+      std::int64_t m_tile, pair;
+      order.coords(t, m_tile, pair);
+      typename MainLoop::Accumulators acc;
+      MainLoop::consume(s, pos, k_blocks, cw, acc);
+      const std::int64_t n_tile = 2 * pair + cw;
+      if (n_tile >= n_tiles) continue;  // an odd count's last pair: consumer 1 multiplied zeros
+      const WeightRows wr = weight_rows_of(n_tile);
+      const std::int64_t m0 = m_tile * MainLoop::BM;
+      const std::int64_t rows = extent.m - m0 < MainLoop::BM ? extent.m - m0 : MainLoop::BM;  // the tile's tokens
+      const int chunks = static_cast<int>((rows + MainLoop::kChunkRows - 1) / MainLoop::kChunkRows);
+#pragma unroll 1
+      for (int chunk = 0; chunk < chunks; ++chunk) {  // one call site of the epilogue
+        MainLoop::stage(s, acc, cw, chunk);
+        const std::int64_t row0 = m0 + chunk * MainLoop::kChunkRows;
+        const int chunk_rows = MainLoop::BM - chunk * MainLoop::kChunkRows < MainLoop::kChunkRows
+                                   ? MainLoop::BM - chunk * MainLoop::kChunkRows
+                                   : MainLoop::kChunkRows;
+        AccTile tile = AccTile::staged(s.staging[cw], MainLoop::kTileLd, row0, extent.m - row0, chunk_rows,
+                                       MainLoop::kHalfRows, wr, threadIdx.x % 128, 128, 1 + cw);
+        tile.sync();               // the consumer's whole chunk staged
+        Epi::apply(params, tile);  // ends with the consumer's barrier: its staging tile is free again
+      }
+    }
+  }
+#else
+  ptx::built_without_sm90a();
+#endif
+}
+
 namespace detail {
+
+// A persistent launch of `kernel` on MainLoop's CTAs for `items` work items: one CTA an SM at most.
+template <class MainLoop, class Kernel>
+Status persistent_shape(Kernel* kernel, std::int64_t items, const DeviceInfo& device, LaunchShape& shape) {
+  FUSEKIT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        static_cast<int>(MainLoop::kSmemBytes)));
+  shape.block = dim3(MainLoop::kThreads);
+  shape.smem = MainLoop::kSmemBytes;
+  shape.grid = dim3(static_cast<unsigned>(items < device.sm_count ? items : device.sm_count));
+  return {};
+}
+
+template <class T, class MainLoop, class Epi>
+Status launch_sm90_wide_swapped(const GemmOperands<T>& op, const typename Epi::Params& params, std::int64_t n_tiles,
+                                const DeviceInfo& device, cudaStream_t stream) {
+  CUtensorMap a_map, w_map;
+  FUSEKIT_TRY(make_tensor_map_sw128(a_map, op.a, tensor_map_type<T>(), op.m, op.k, op.lda, MainLoop::BM));
+  FUSEKIT_TRY(make_tensor_map_sw128(w_map, op.w, tensor_map_type<T>(), op.n, op.k, op.ldw, MainLoop::kHalfRows));
+  const TileOrder order{(op.m + MainLoop::BM - 1) / MainLoop::BM, (n_tiles + MainLoop::kNSub - 1) / MainLoop::kNSub};
+  auto* kernel = &gemm_kernel_sm90_wide_swapped<MainLoop, Epi>;
+  LaunchShape shape;
+  FUSEKIT_TRY(persistent_shape<MainLoop>(kernel, order.count(), device, shape));
+  return launch_kernel(kernel, shape, stream, a_map, w_map, GemmExtent{op.m, op.n, op.k}, n_tiles, order, params);
+}
 
 // `plan`: split_k.hpp's K segments of long, narrow weights (count 1 for the others), every tile
 // whole; or, with plan.shared_fold, every tile split and one item a CTA on a cooperative launch,
@@ -342,17 +437,13 @@ Status launch_sm90_swapped(const GemmOperands<T>& op, const typename Epi::Params
   const TileOrder order{(op.m + MainLoop::BM - 1) / MainLoop::BM, n_tiles};
   if (!plan.shared_fold) plan.whole_tiles = order.count();
   auto* kernel = &gemm_kernel_sm90_swapped<MainLoop, Epi>;
-  FUSEKIT_CUDA_TRY(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        static_cast<int>(MainLoop::kSmemBytes)));
+  const std::int64_t items = plan.items(order.count());
   LaunchShape shape;
-  shape.block = dim3(MainLoop::kThreads);
-  shape.smem = MainLoop::kSmemBytes;
-  const std::int64_t items = plan.items(order.count()), ctas = device.sm_count;  // persistent: one CTA per SM at most
-  shape.grid = dim3(static_cast<unsigned>(items < ctas ? items : ctas));
+  FUSEKIT_TRY(persistent_shape<MainLoop>(kernel, items, device, shape));
   const GemmExtent extent{op.m, op.n, op.k};
   if (!plan.shared_fold)
     return launch_kernel(kernel, shape, stream, a_map, w_map, out_map, extent, order, plan, params, GridOverlap::none);
-  if (items > ctas) return {Errc::bad_argument, "SharedFold runs one item a CTA"};
+  if (items > shape.grid.x) return {Errc::bad_argument, "SharedFold runs one item a CTA"};
   shape.cooperative = true;
   const GridOverlap overlap = grid_overlap().load(std::memory_order_relaxed);
   shape.dependent = overlap != GridOverlap::none;

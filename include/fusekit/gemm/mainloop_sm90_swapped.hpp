@@ -31,6 +31,25 @@
 
 namespace fusekit::gemm {
 
+// Writes n8 blocks [First, Last) of this thread's part `v` of an m64nN fragment (64 W rows by N
+// tokens) into a staging tile [token][column], `ld` floats a row, transposed: block j holds W rows
+// r and r + 8 (columns col0 + r, + 8) and tokens 8j + c, + 1 (c: 2 x the lane's quad index) in
+// v[4j .. 4j + 3]; block First's tokens land on row 0.
+template <int First, int Last, int N>
+__device__ __forceinline__ void stage_fragment_blocks(float* staging, int ld, const float (&v)[N], int col0) {
+  const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
+  const int col = col0 + warp * 16 + lane / 4;
+#pragma unroll
+  for (int j = First; j < Last; ++j) {
+    const int row = (j - First) * 8 + (lane % 4) * 2;
+    float* p = &staging[row * ld + col];
+    p[0] = v[4 * j];
+    p[ld] = v[4 * j + 1];
+    p[8] = v[4 * j + 2];
+    p[ld + 8] = v[4 * j + 3];
+  }
+}
+
 template <class T, int TileRows, int Stages, int ChunkRows = (TileRows % 16 == 0 ? TileRows / 2 : TileRows)>
 struct SwappedMainLoopSm90 {
   static constexpr int kConsumers = 2;
@@ -141,22 +160,11 @@ struct SwappedMainLoopSm90 {
     for (int i = 0; i < BM / 2; ++i) running.v[i] = first ? acc.v[i] : running.v[i] + acc.v[i];
   }
 
-  // Writes chunk C (tokens [C * kChunkRows, ...)) of consumer cw's fragment into the staging tile,
-  // transposed: wgmma's n8 block j holds W rows r and r + 8 (tile columns 64 cw + r, + 8) and
-  // tokens c and c + 1 in acc.v[4j .. 4j + 3].
+  // Writes chunk C (tokens [C * kChunkRows, ...)) of consumer cw's fragment into the staging
+  // tile, transposed (stage_fragment_blocks), its W half at columns [64 cw, 64 cw + 64).
   template <int C> __device__ __forceinline__ static void stage_chunk(SharedStorage& s, const Accumulators& acc, int cw) {
-    const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
-    const int col = cw * kHalfRows + warp * 16 + lane / 4;
     constexpr int first = C * kChunkRows / 8, last = (C + 1) * kChunkRows / 8 < BM / 8 ? (C + 1) * kChunkRows / 8 : BM / 8;
-#pragma unroll
-    for (int j = first; j < last; ++j) {
-      const int row = (j - first) * 8 + (lane % 4) * 2;
-      float* p = &s.staging[row * kTileLd + col];
-      p[0] = acc.v[4 * j];
-      p[kTileLd] = acc.v[4 * j + 1];
-      p[8] = acc.v[4 * j + 2];
-      p[kTileLd + 8] = acc.v[4 * j + 3];
-    }
+    stage_fragment_blocks<first, last>(s.staging, kTileLd, acc.v, cw * kHalfRows);
   }
 
   // The fragment form of a GLU epilogue (epilogue.hpp's kPairsInFragment): consumer 0 holds an
@@ -191,6 +199,100 @@ struct SwappedMainLoopSm90 {
     [&]<int... C>(std::integer_sequence<int, C...>) {
       ((chunk == kFirst + C ? stage_chunk<kFirst + C>(s, acc, cw) : void()), ...);
     }(std::make_integer_sequence<int, kChunks - kFirst>{});
+  }
+};
+
+// Two N-tiles a CTA, 256 W rows by TileRows tokens, each consumer owning one N-tile whole (both
+// its 64-row W halves: two m64nBM wgmmas a k16 step) and running that N-tile's epilogue alone on
+// its own staging tile, in chunks of ChunkRows tokens. For few-row calls whose 128 x BM tiles
+// would leave a short last round (qkv_proj at 70 tokens: 168 N-tiles on 132 SMs, a second round
+// of 36): 84 CTAs of twice the work, every one streaming to the end. The staging tiles are small
+// so that 5 stages of 41 KB fit beside them. The same per-element sums as every other tile.
+template <class T, int TileRows, int Stages, int ChunkRows>
+struct WideSwappedMainLoopSm90 {
+  static constexpr int kConsumers = 2, kNSub = 2;  // N-tiles a CTA: consumer cw owns N-tile cw
+  static constexpr int kSubN = 128, kHalfRows = kSubN / 2;
+  static constexpr int BM = TileRows, BK = 64, kStages = Stages;
+  static constexpr int kThreads = 128 * (1 + kConsumers);
+  static_assert(sizeof(T) == 2, "wgmma here takes 16-bit operands");
+  static_assert(BM % 8 == 0 && BM <= 256, "a wgmma's N and a copy box's height");
+  static constexpr int kABytes = BM * BK * 2, kHalfBytes = kHalfRows * BK * 2, kBBytes = 2 * kNSub * kHalfBytes;
+  static constexpr int kStageBytes = kABytes + kBBytes;
+  static constexpr int kChunkRows = ChunkRows, kChunks = (BM + kChunkRows - 1) / kChunkRows;
+  static constexpr int kTileLd = kSubN + 4;  // as SwappedMainLoopSm90's: a warp's stores in 32 banks
+  static_assert(kChunkRows % 8 == 0);
+  static_assert(kABytes % 1024 == 0, "stages stay 1024-byte aligned for the 128-byte swizzle");
+
+  struct SharedStorage {
+    alignas(1024) unsigned char a[kStages][kABytes];  // tokens x 64 k
+    alignas(1024) unsigned char b[kStages][kBBytes];  // N-tile 0's two W halves, then N-tile 1's
+    alignas(16) float staging[kConsumers][kChunkRows * kTileLd];  // a consumer's chunk of its N-tile
+    std::uint64_t full[kStages];
+    std::uint64_t empty[kStages];
+  };
+  static constexpr std::size_t kSmemBytes = sizeof(SharedStorage) + 1024;  // + room to align the base
+
+  __device__ static void init(SharedStorage& s) { init_ring(s.full, s.empty, kConsumers * 4); }
+
+  // Producer (one thread): every k-slice of one CTA tile, tokens [m0, m0 + BM), both W halves of
+  // both N-tiles (an absent second N-tile's rows lie beyond W: the copy engine fills zeros).
+  __device__ static void produce(SharedStorage& s, RingPosition& pos, const CUtensorMap* a_map,
+                                 const CUtensorMap* w_map, int k_blocks, std::int64_t m0,
+                                 const WeightRows (&wr)[kNSub]) {
+    for (int kb = 0; kb < k_blocks; ++kb) {
+      ptx::mbarrier_wait(&s.empty[pos.stage], pos.phase ^ 1u);
+      ptx::mbarrier_arrive_expect_tx(&s.full[pos.stage], kStageBytes);
+      ptx::tma_load_2d(s.a[pos.stage], a_map, &s.full[pos.stage], kb * BK, static_cast<int>(m0));
+#pragma unroll
+      for (int sub = 0; sub < kNSub; ++sub)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+          ptx::tma_load_2d(s.b[pos.stage] + (2 * sub + h) * kHalfBytes, w_map, &s.full[pos.stage], kb * BK,
+                           static_cast<int>(wr[sub].first[h]));
+      pos.advance<kStages>();
+    }
+  }
+
+  struct Accumulators {
+    float v[2][BM / 2];  // the owned N-tile's W halves, each an m64nBM fragment
+  };
+
+  // Consumer cw: its N-tile times the tile's tokens over every k-slice, summed from zero.
+  __device__ static void consume(SharedStorage& s, RingPosition& pos, int k_blocks, int cw, Accumulators& acc) {
+    BatchReleaser release;
+    for (int kb = 0; kb < k_blocks; ++kb) {
+      ptx::mbarrier_wait(&s.full[pos.stage], pos.phase);
+      ptx::wgmma_fence();
+      const std::uint64_t desc_x = ptx::smem_descriptor_sw128(s.a[pos.stage]);
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const std::uint64_t desc_w = ptx::smem_descriptor_sw128(s.b[pos.stage] + (2 * cw + h) * kHalfBytes);
+#pragma unroll
+        for (int k16 = 0; k16 < BK / 16; ++k16)
+          ptx::wgmma_m64k16<T, BM>(acc.v[h], desc_w + 2 * k16, desc_x + 2 * k16, kb > 0 || k16 > 0);
+      }
+      ptx::wgmma_commit_group();
+      release.committed(s.empty, pos.stage);
+      pos.advance<kStages>();
+    }
+    release.drain(s.empty);
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int i = 0; i < BM / 2; ++i) ptx::fence_registers(acc.v[h][i]);
+  }
+
+  // Chunk C of consumer cw's N-tile into its own staging tile: W half h at columns [64 h, 64 h + 64).
+  template <int C> __device__ __forceinline__ static void stage_chunk(SharedStorage& s, const Accumulators& acc, int cw) {
+    constexpr int first = C * kChunkRows / 8, last = (C + 1) * kChunkRows / 8 < BM / 8 ? (C + 1) * kChunkRows / 8 : BM / 8;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) stage_fragment_blocks<first, last>(s.staging[cw], kTileLd, acc.v[h], h * kHalfRows);
+  }
+  // Chunk `chunk` (run time): one call site a chunk index, so the fragment stays in registers.
+  __device__ static void stage(SharedStorage& s, const Accumulators& acc, int cw, int chunk) {
+    [&]<int... C>(std::integer_sequence<int, C...>) {
+      ((chunk == C ? stage_chunk<C>(s, acc, cw) : void()), ...);
+    }(std::make_integer_sequence<int, kChunks>{});
   }
 };
 
