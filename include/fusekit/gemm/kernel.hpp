@@ -177,9 +177,11 @@ inline constexpr double kSwappedSliceCost = kSwappedTileCost * kWideSliceCost;
 
 // Which tiles a long, narrow weight's call takes, from the modeled time of each plan (M only
 // changes the speed: all give the same bits). Swapped: 160-token tiles, every one whole, the
-// segments folded in the registers (mainloop_sm90_swapped.hpp). Few-swapped (the launcher's
-// choice for few-row calls, few_rows_one_range, where every tile splits): 72-token tiles, one K
-// segment a CTA, folded in shares (kernel_sm90_swapped.hpp); other calls forced to it run narrow.
+// segments folded in the registers (mainloop_sm90_swapped.hpp). Few-swapped, forced only: few-row
+// calls (few_rows_one_range, every tile split) on 72-token tiles, one K segment a CTA, folded in
+// shares (kernel_sm90_swapped.hpp); measured no faster than the narrow few-row kernel (H100,
+// RESULTS.md, fiftieth session: out_proj fused 1.02x slower, bare 1.01x faster). Other calls
+// forced to it run narrow.
 enum class SegmentTiles : std::uint8_t { automatic, narrow, wide, swapped, few_swapped };
 constexpr SegmentTiles choose_segment_tiles(std::int64_t m, std::int64_t n_tiles, std::int64_t k, int sm_count) {
   using Narrow = HopperNarrowMainLoop<bf16_t>;  // the tile shapes do not depend on the 16-bit type
@@ -256,7 +258,7 @@ Status launch_gemm(const GemmOperands<T>& operands, const typename Epi::Params& 
       const bool few_rows = detail::few_rows_one_range(plan, op.m, kFewRows, narrow.count(), device.sm_count);
       SegmentTiles width = segment_tiles().load(std::memory_order_relaxed);
       if (width == SegmentTiles::automatic)
-        width = few_rows ? SegmentTiles::few_swapped : choose_segment_tiles(op.m, n_tiles, op.k, device.sm_count);
+        width = few_rows ? SegmentTiles::narrow : choose_segment_tiles(op.m, n_tiles, op.k, device.sm_count);
       if (width == SegmentTiles::swapped)  // every tile whole: only the plan's segments apply
         return detail::launch_sm90_swapped<T, HopperSwappedMainLoop<T>, Epi>(op, params, n_tiles,
                                                                             SplitPlan{plan.segments}, device, stream);

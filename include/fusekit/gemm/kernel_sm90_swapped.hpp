@@ -175,9 +175,9 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
   // whose chunk is the whole tile): the consumers stage their segment's sum, the tile's CTAs meet
   // in the workspace, and each folds and finishes its share of the tile's tokens on both
   // consumers' 8 warps (split_k.hpp's SharedFold: the same additions in the same order as every
-  // other way, so the same bits). Few-row calls of long, narrow weights (out_proj and fc2 at 70
-  // tokens): 128 W rows by 72 tokens a CTA, where the 128 x 128 tiles spend their second
-  // consumer on 6 tokens.
+  // other way, so the same bits). Few-row calls of long, narrow weights, forced
+  // (SegmentTiles::few_swapped: out_proj and fc2 at 70 tokens measured no faster than the
+  // 128 x 128 few-row kernel, whose second consumer multiplies 6 tokens; kernel.hpp).
   auto fold_shared_and_finish = [&] {
     if constexpr (MainLoop::kChunks == 1) {
       const WorkItem it = plan.item(blockIdx.x);
