@@ -31,12 +31,15 @@
 
 namespace fusekit::gemm {
 
-// Writes n8 blocks [First, Last) of this thread's part `v` of an m64nN fragment (64 W rows by N
-// tokens) into a staging tile [token][column], `ld` floats a row, transposed: block j holds W rows
-// r and r + 8 (columns col0 + r, + 8) and tokens 8j + c, + 1 (c: 2 x the lane's quad index) in
-// v[4j .. 4j + 3]; block First's tokens land on row 0.
-template <int First, int Last, int N>
-__device__ __forceinline__ void stage_fragment_blocks(float* staging, int ld, const float (&v)[N], int col0) {
+// Writes chunk C (tokens [C * ChunkRows, ...)) of this thread's part `v` of an m64n(2 Floats)
+// fragment (64 W rows by 2 Floats tokens) into a staging tile [token][column], `ld` floats a row,
+// transposed: the wgmma's n8 block j holds W rows r and r + 8 (columns col0 + r, + 8) and tokens
+// 8j + c, + 1 (c: 2 x the lane's quad index) in v[4j .. 4j + 3]; the chunk's first token lands
+// on row 0.
+template <int C, int ChunkRows, int Floats>
+__device__ __forceinline__ void stage_fragment_chunk(float* staging, int ld, const float (&v)[Floats], int col0) {
+  constexpr int kBlocks = Floats / 4, First = C * ChunkRows / 8;
+  constexpr int Last = (C + 1) * ChunkRows / 8 < kBlocks ? (C + 1) * ChunkRows / 8 : kBlocks;
   const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
   const int col = col0 + warp * 16 + lane / 4;
 #pragma unroll
@@ -161,10 +164,9 @@ struct SwappedMainLoopSm90 {
   }
 
   // Writes chunk C (tokens [C * kChunkRows, ...)) of consumer cw's fragment into the staging
-  // tile, transposed (stage_fragment_blocks), its W half at columns [64 cw, 64 cw + 64).
+  // tile, transposed (stage_fragment_chunk), its W half at columns [64 cw, 64 cw + 64).
   template <int C> __device__ __forceinline__ static void stage_chunk(SharedStorage& s, const Accumulators& acc, int cw) {
-    constexpr int first = C * kChunkRows / 8, last = (C + 1) * kChunkRows / 8 < BM / 8 ? (C + 1) * kChunkRows / 8 : BM / 8;
-    stage_fragment_blocks<first, last>(s.staging, kTileLd, acc.v, cw * kHalfRows);
+    stage_fragment_chunk<C, kChunkRows>(s.staging, kTileLd, acc.v, cw * kHalfRows);
   }
 
   // The fragment form of a GLU epilogue (epilogue.hpp's kPairsInFragment): consumer 0 holds an
@@ -284,9 +286,8 @@ struct WideSwappedMainLoopSm90 {
 
   // Chunk C of consumer cw's N-tile into its own staging tile: W half h at columns [64 h, 64 h + 64).
   template <int C> __device__ __forceinline__ static void stage_chunk(SharedStorage& s, const Accumulators& acc, int cw) {
-    constexpr int first = C * kChunkRows / 8, last = (C + 1) * kChunkRows / 8 < BM / 8 ? (C + 1) * kChunkRows / 8 : BM / 8;
 #pragma unroll
-    for (int h = 0; h < 2; ++h) stage_fragment_blocks<first, last>(s.staging[cw], kTileLd, acc.v[h], h * kHalfRows);
+    for (int h = 0; h < 2; ++h) stage_fragment_chunk<C, kChunkRows>(s.staging[cw], kTileLd, acc.v[h], h * kHalfRows);
   }
   // Chunk `chunk` (run time): one call site a chunk index, so the fragment stays in registers.
   __device__ static void stage(SharedStorage& s, const Accumulators& acc, int cw, int chunk) {
