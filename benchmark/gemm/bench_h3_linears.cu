@@ -205,14 +205,14 @@ Instance make_instance(const Linear& L, std::int64_t m, Impl impl, int sets) {
   return inst;
 }
 
-// FUSEKIT_SEGMENT_TILES=narrow|wide|swapped|few_swapped|automatic forces the tiles of long, narrow weights
+// FUSEKIT_SEGMENT_TILES=narrow|wide|swapped|few_swapped|half_swapped|automatic forces the tiles of long, narrow weights
 // (kernel.hpp's choose_segment_tiles; the bits are the same), to measure them against each other.
 void apply_segment_tiles_override() {
   using gemm::SegmentTiles;
   apply_env_choice("FUSEKIT_SEGMENT_TILES", gemm::segment_tiles(),
                    {{"narrow", SegmentTiles::narrow}, {"wide", SegmentTiles::wide},
                     {"swapped", SegmentTiles::swapped}, {"few_swapped", SegmentTiles::few_swapped},
-                    {"automatic", SegmentTiles::automatic}});
+                    {"half_swapped", SegmentTiles::half_swapped}, {"automatic", SegmentTiles::automatic}});
 }
 
 // FUSEKIT_LIGHT_PAIRS=off runs a short last M-tile's tiles one to an item (kernel_sm90.hpp's

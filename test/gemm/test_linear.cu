@@ -252,11 +252,14 @@ GPU_TEST_CASE("linear: K segments summed in one CTA or across CTAs, on every til
       // The few-row kernel's split tiles (narrow, split, at most 72 rows) fold at the last arrival
       // or in shares (SharedFold, cooperative launch); elsewhere the fold switch changes nothing.
       // Few-swapped: 72-token tiles, one segment a CTA, folded in shares (few rows, every tile split).
+      // Half-swapped: 64-row W halves over the whole K, the segments folded in the registers (any M when forced).
       for (gemm::SegmentTiles tiles : {gemm::SegmentTiles::narrow, gemm::SegmentTiles::wide, gemm::SegmentTiles::swapped,
-                                       gemm::SegmentTiles::few_swapped})
+                                       gemm::SegmentTiles::few_swapped, gemm::SegmentTiles::half_swapped})
         for (gemm::SplitKWay way : {gemm::SplitKWay::whole, gemm::SplitKWay::split})
           for (gemm::SplitFold fold : {gemm::SplitFold::automatic, gemm::SplitFold::last_arrival}) {
-            if (tiles == gemm::SegmentTiles::swapped && way == gemm::SplitKWay::split) continue;  // never split
+            if ((tiles == gemm::SegmentTiles::swapped || tiles == gemm::SegmentTiles::half_swapped) &&
+                way == gemm::SplitKWay::split)
+              continue;  // never split
             if (tiles == gemm::SegmentTiles::few_swapped && (way != gemm::SplitKWay::split || s.m > 72)) continue;
             if (fold == gemm::SplitFold::last_arrival && (tiles != gemm::SegmentTiles::narrow || way != gemm::SplitKWay::split))
               continue;  // the same kernel as automatic's
@@ -433,7 +436,9 @@ __global__ void scribble(bf16_t* x, std::int64_t count, unsigned seed) {
 }  // namespace
 
 GPU_TEST_CASE("linear: launched over the previous kernel (programmatic dependent launch), every call sees its inputs") {
-  // The few-row K-segment kernel is launched to overlap the kernel before it (grid_overlap()).
+  // The few-row K-segment kernel on narrow tiles is launched to overlap the kernel before it
+  // (grid_overlap()); the half-swapped one, which linear's column-local epilogue takes by
+  // default, launches plainly. The chain runs on both (forced narrow, then automatic).
   // A chain of three such calls after a kernel that writes their input, each reading what the
   // kernel before it wrote while that one may still run, the last overwriting what the one
   // before it read: x = scribble(seed); y1 = x W1^T; y2 = y1 W2^T; y1 = x W3^T. Each mode, called
@@ -442,7 +447,11 @@ GPU_TEST_CASE("linear: launched over the previous kernel (programmatic dependent
   // round (a read before the previous grid's end shows as stale or NaN bits).
   struct Restore {
     gemm::GridOverlap saved = gemm::grid_overlap().load();
-    ~Restore() { gemm::grid_overlap() = saved; }
+    gemm::SegmentTiles tiles = gemm::segment_tiles().load();
+    ~Restore() {
+      gemm::grid_overlap() = saved;
+      gemm::segment_tiles() = tiles;
+    }
   } restore;
   const std::int64_t m = 70, k = 6144, n2 = 1032;
   const int sms = gpu_state().sm_count;
@@ -501,8 +510,11 @@ GPU_TEST_CASE("linear: launched over the previous kernel (programmatic dependent
     check_close(y2v, ref_gemm(y1v, w2.host, rows), "y2 = y1 W2^T");
     check_close(fetch_written(y1), ref_gemm(xv, w3.host, rows), "y1 = x W3^T");
     const auto want_y2 = download_bytes(y2), want_y1 = download_bytes(y1);
+    for (gemm::SegmentTiles tiles : {gemm::SegmentTiles::narrow, gemm::SegmentTiles::automatic})
     for (gemm::GridOverlap overlap : {gemm::GridOverlap::none, gemm::GridOverlap::prologue, gemm::GridOverlap::weights}) {
+      CAPTURE(int(tiles));
       CAPTURE(int(overlap));
+      gemm::segment_tiles() = tiles;  // the same bits on either
       gemm::grid_overlap() = overlap;
       auto chain = [&] {
         scribble_x(seed);

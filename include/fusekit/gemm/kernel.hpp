@@ -6,6 +6,7 @@
 #include "fusekit/core/device.hpp"
 #include "fusekit/core/status.hpp"
 #include "fusekit/gemm/kernel_sm90.hpp"
+#include "fusekit/gemm/kernel_sm90_half_swapped.hpp"
 #include "fusekit/gemm/kernel_sm90_swapped.hpp"
 #include "fusekit/gemm/mainloop_sm80.hpp"
 #include "fusekit/gemm/tile_shape.hpp"
@@ -95,6 +96,13 @@ template <class T> using HopperFewSwappedMainLoop = SwappedMainLoopSm90<T, kFewR
 // epilogue chunks), where 128 x 72 tiles would leave a short last round.
 template <class T> using HopperFewWideSwappedMainLoop = WideSwappedMainLoopSm90<T, kFewRows, 5, 16>;
 
+// Few-row calls of long, narrow weights (below) with column-local epilogues (out_proj and fc2 at
+// 70 tokens): one 64-row W half a CTA over the whole K, 72-token tiles, 12 stages of 17 KB, the
+// K segments folded in the registers (kernel_sm90_half_swapped.hpp): cuBLASLt's shape for these
+// calls, with no exchange after the math.
+template <class T> using HopperHalfSwappedMainLoop = HalfSwappedMainLoopSm90<T, kFewRows, 12>;
+template <class Epi> inline constexpr bool kColumnLocalEpilogue = requires { requires Epi::kColumnLocal; };
+
 // Rounds of `tiles` equal tiles on `sm_count` SMs (one tile per SM at a time): what the busiest
 // SM runs, in the tile-choice models below.
 constexpr double tile_rounds(std::int64_t tiles, int sm_count) {
@@ -181,8 +189,9 @@ inline constexpr double kSwappedSliceCost = kSwappedTileCost * kWideSliceCost;
 // calls (few_rows_one_range, every tile split) on 72-token tiles, one K segment a CTA, folded in
 // shares (kernel_sm90_swapped.hpp); measured no faster than the narrow few-row kernel (H100,
 // RESULTS.md, fiftieth session: out_proj fused 1.02x slower, bare 1.01x faster). Other calls
-// forced to it run narrow.
-enum class SegmentTiles : std::uint8_t { automatic, narrow, wide, swapped, few_swapped };
+// forced to it run narrow. Half-swapped: few-row calls with column-local epilogues take it
+// before this model is asked (launch_gemm; a forced call of any M too); no split, nothing to model.
+enum class SegmentTiles : std::uint8_t { automatic, narrow, wide, swapped, few_swapped, half_swapped };
 constexpr SegmentTiles choose_segment_tiles(std::int64_t m, std::int64_t n_tiles, std::int64_t k, int sm_count) {
   using Narrow = HopperNarrowMainLoop<bf16_t>;  // the tile shapes do not depend on the 16-bit type
   using Wide = HopperWideSegmentedMainLoop<bf16_t>;
@@ -257,6 +266,11 @@ Status launch_gemm(const GemmOperands<T>& operands, const typename Epi::Params& 
       SplitPlan plan = detail::segment_plan(narrow, n_tiles, k_blocks, device.sm_count, way);
       const bool few_rows = detail::few_rows_one_range(plan, op.m, kFewRows, narrow.count(), device.sm_count);
       SegmentTiles width = segment_tiles().load(std::memory_order_relaxed);
+      // Half-swapped: few-row calls with column-local epilogues, or forced (any M; others run narrow).
+      if constexpr (kColumnLocalEpilogue<Epi>)
+        if (width == SegmentTiles::half_swapped || (width == SegmentTiles::automatic && few_rows))
+          return detail::launch_sm90_half_swapped<T, HopperHalfSwappedMainLoop<T>, Epi>(op, params, plan.segments, device,
+                                                                                       stream);
       if (width == SegmentTiles::automatic)
         width = few_rows ? SegmentTiles::narrow : choose_segment_tiles(op.m, n_tiles, op.k, device.sm_count);
       if (width == SegmentTiles::swapped)  // every tile whole: only the plan's segments apply

@@ -43,13 +43,7 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
                      GemmExtent extent, std::int64_t sub_tiles, TileOrder order, typename Epi::Params params,
                      SplitPlan plan, GridOverlap overlap) {
 #ifdef FUSEKIT_SM90A
-  using Storage = typename MainLoop::SharedStorage;
-  extern __shared__ unsigned char smem_raw[];
-  // Aligned by pointer arithmetic on the shared array, not through an integer, so the compiler
-  // still knows the storage is shared memory: the epilogue's tile accesses are then LDS/STS with
-  // 32-bit addresses, not generic loads with 64-bit address math.
-  const unsigned misalign = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw)) % 1024u;
-  auto& s = *reinterpret_cast<Storage*>(smem_raw + (1024u - misalign) % 1024u);
+  auto& s = aligned_shared_storage<typename MainLoop::SharedStorage>();
   constexpr bool kSegmented = MainLoop::kSegmented;
   // Where the staging tiles are ring memory, both consumers must be done reading the ring before
   // either stages (the launcher gives every CTA a single k-range, so nothing refills it).

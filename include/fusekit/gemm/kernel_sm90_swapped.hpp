@@ -52,11 +52,7 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
                              const __grid_constant__ CUtensorMap out_map, GemmExtent extent, TileOrder order,
                              SplitPlan plan, typename Epi::Params params, GridOverlap overlap) {
 #ifdef FUSEKIT_SM90A
-  using Storage = typename MainLoop::SharedStorage;
-  extern __shared__ unsigned char smem_raw[];
-  // Aligned through the shared array, so the epilogue's tile accesses stay LDS/STS (kernel_sm90.hpp).
-  const unsigned misalign = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw)) % 1024u;
-  auto& s = *reinterpret_cast<Storage*>(smem_raw + (1024u - misalign) % 1024u);
+  auto& s = aligned_shared_storage<typename MainLoop::SharedStorage>();
   constexpr int kEpilogueWarpThreads = 96;  // the producer warpgroup's warps 1-3 (see below)
   if (threadIdx.x == 0) MainLoop::init(s, kEpilogueWarpThreads);
   __syncthreads();
@@ -324,10 +320,7 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
     gemm_kernel_sm90_wide_swapped(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map,
                                   GemmExtent extent, std::int64_t n_tiles, TileOrder order, typename Epi::Params params) {
 #ifdef FUSEKIT_SM90A
-  using Storage = typename MainLoop::SharedStorage;
-  extern __shared__ unsigned char smem_raw[];
-  const unsigned misalign = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw)) % 1024u;
-  auto& s = *reinterpret_cast<Storage*>(smem_raw + (1024u - misalign) % 1024u);
+  auto& s = aligned_shared_storage<typename MainLoop::SharedStorage>();
   if (threadIdx.x == 0) MainLoop::init(s);
   __syncthreads();
   const int warpgroup = threadIdx.x / 128;

@@ -22,6 +22,16 @@
 
 namespace fusekit::gemm {
 
+// The kernel's dynamic shared memory as `Storage`, aligned to 1024 bytes (the 128-byte swizzle's
+// atoms). By pointer arithmetic on the shared array, not through an integer, so the compiler
+// still knows the storage is shared memory: the epilogue's tile accesses are then LDS/STS with
+// 32-bit addresses, not generic loads with 64-bit address math.
+template <class Storage> __device__ __forceinline__ Storage& aligned_shared_storage() {
+  extern __shared__ unsigned char smem_raw[];
+  const unsigned misalign = static_cast<unsigned>(__cvta_generic_to_shared(smem_raw)) % 1024u;
+  return *reinterpret_cast<Storage*>(smem_raw + (1024u - misalign) % 1024u);
+}
+
 // Position in the ring: which stage, and the parity of the stage's current phase.
 struct RingPosition {
   int stage = 0;

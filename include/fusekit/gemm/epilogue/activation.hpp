@@ -25,6 +25,7 @@ __device__ __forceinline__ float activate(Activation act, float x) {
 }
 
 struct Activate {
+  static constexpr bool kColumnLocal = true;  // epilogue.hpp
   struct Params {
     Activation act = Activation::identity;
   };

@@ -8,6 +8,7 @@
 namespace fusekit::gemm {
 
 template <class T> struct Bias {
+  static constexpr bool kColumnLocal = true;  // epilogue.hpp
   struct Params {
     const T* bias = nullptr;  // null: no bias
   };

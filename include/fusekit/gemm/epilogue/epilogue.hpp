@@ -43,6 +43,12 @@ template <class Node>
 concept VisitsElements = requires(const typename Node::Params& p, float v, std::int64_t w_row) {
   { Node::visit(p, v, w_row) } -> std::convertible_to<float>;
 };
+// A node whose result at a tile column depends only on that column's accumulators and its W row
+// (Bias, Activate, AddResidual, StoreRows: `kColumnLocal`; not Glu, which pairs halves, nor the
+// head nodes, which reduce over a head): an epilogue of such nodes may run on part of an N-tile
+// (kernel_sm90_half_swapped.hpp's 64-column CTAs).
+template <class Node>
+concept ColumnLocal = requires { requires Node::kColumnLocal; };
 // A last node that only writes the tile's rows, rounded to 16 bits, at out[row * ld + col], and
 // says so (StoreRows<bf16_t or fp16_t>: kCopiesRows), so a copy engine's box may write them instead.
 // (A `visit` likewise promises to do to one element what the node's apply does to each.)
@@ -97,6 +103,9 @@ template <class... Nodes> struct Epilogue {
   __device__ static void apply(const Params& p, AccTile& tile) {
     apply_all(p, tile, cuda::std::index_sequence_for<Nodes...>{});
   }
+
+  // Every node column-local (ColumnLocal): the W rows are contiguous and a CTA may hold any run of an N-tile's columns.
+  static constexpr bool kColumnLocal = (ColumnLocal<Nodes> && ...);
 
   // The fragment form (kernel_sm90_swapped.hpp's 232-token tiles): visitors, then the node that
   // pairs the W halves, then a 16-bit row store. A kernel whose two consumers hold the two halves

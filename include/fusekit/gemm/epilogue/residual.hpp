@@ -12,6 +12,7 @@
 namespace fusekit::gemm {
 
 template <class R, class G> struct AddResidual {
+  static constexpr bool kColumnLocal = true;  // epilogue.hpp
   struct Params {
     const R* residual = nullptr;
     std::int64_t ld_residual = 0;

@@ -31,6 +31,7 @@ template <class OutT> struct StoreRows {
   // apply writes every element of its rows, rounded, at out[row * ld + col], nothing else.
   using Out = OutT;
   static constexpr bool kCopiesRows = true;
+  static constexpr bool kColumnLocal = true;  // epilogue.hpp
   struct Params {
     OutT* out = nullptr;
     std::int64_t ld = 0;
