@@ -7,6 +7,8 @@
 # main: the whole GEMM GPU suite; out_proj and fc2 at 70 tokens (TOKENS=list: those) with the launcher's tiles against the
 #   128 x 128 few-row K-segment kernel (FUSEKIT_SEGMENT_TILES=automatic|narrow), alternating twice;
 #   issue #7's layer report; then memcheck on the cases that run the new kernel in what is left.
+# seg925: out_proj and fc2 at 925 tokens on each tile kind of long, narrow weights (automatic = swapped 160-token
+#   tiles, wide, narrow), alternating twice.
 set -u
 step=${1:?step}
 source tools/ab_common.sh carry/c53
@@ -26,6 +28,10 @@ case $step in
     OUT=$o/layer timeout 300 bash tools/h200_layer_report.sh $d/new | tail -32
     (cd $OUT && tar cJf call_$step.tar.xz call_$step)
     left=$((${CALL_LIMIT:-580} - $(date +%s) + t0)); [ $left -gt 30 ] && sanitize memcheck memcheck_half $d/new/fusekit_test_gemm "$MEMCHECK_CASES" $left ;;
+  seg925)
+    FUSEKIT_GEMM_TOKENS=925 sweep seg925 40 $d/new/fusekit_bench_gemm '^gemm/(out_proj|fc2)/bf16/.*/gpu_throughput' 15 2 \
+      FUSEKIT_SEGMENT_TILES automatic wide narrow
+    cat $o/table_seg925.txt ;;
   report)
     OUT=$o/layer timeout 300 bash tools/h200_layer_report.sh $d/${LABEL:-new} | tail -32 ;;
 esac
