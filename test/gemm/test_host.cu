@@ -65,6 +65,19 @@ TEST_CASE("few-row calls: 72-token tiles, one N-tile a CTA where their rounds fi
   CHECK(choose_few_row_tiles(224, 0) == SwappedTiles::never);
 }
 
+TEST_CASE("column-local epilogues (the half-swapped few-row kernel's): bias, activation, residual, store; not GLU or qkv") {
+  CHECK(kColumnLocalEpilogue<LinearEpilogue<bf16_t, bf16_t>>);
+  CHECK(kColumnLocalEpilogue<ResidualEpilogue<bf16_t, float>>);
+  CHECK(kColumnLocalEpilogue<Epilogue<StoreRows<fp16_t>>>);
+  CHECK_FALSE(kColumnLocalEpilogue<GluEpilogue<bf16_t, bf16_t>>);  // pairs gate and value rows
+  CHECK_FALSE(kColumnLocalEpilogue<QkvEpilogue<bf16_t, bf16_t>>);  // norms over whole heads
+  CHECK_FALSE(kColumnLocalEpilogue<Epilogue<HeadRmsNorm<bf16_t>, StoreRows<bf16_t>>>);
+  CHECK(HopperHalfSwappedMainLoop<bf16_t>::box_rows(1) == 8);  // the token box: M rounded up to 8, at most 72
+  CHECK(HopperHalfSwappedMainLoop<bf16_t>::box_rows(37) == 40);
+  CHECK(HopperHalfSwappedMainLoop<bf16_t>::box_rows(70) == 72);
+  CHECK(HopperHalfSwappedMainLoop<bf16_t>::box_rows(925) == 72);
+}
+
 TEST_CASE("K segments: long K and few tile columns, decided by N and K, never by M") {
   CHECK(k_segmented_weight(42, 7168, 132));    // out_proj: 21 wide-tile columns
   CHECK(k_segmented_weight(42, 14336, 132));   // fc2

@@ -267,8 +267,10 @@ Status launch_gemm(const GemmOperands<T>& operands, const typename Epi::Params& 
       const bool few_rows = detail::few_rows_one_range(plan, op.m, kFewRows, narrow.count(), device.sm_count);
       SegmentTiles width = segment_tiles().load(std::memory_order_relaxed);
       // Half-swapped: few-row calls with column-local epilogues, or forced (any M; others run narrow).
+      // A forced way (split_k_way) keeps the kernels that split or not as it says.
       if constexpr (kColumnLocalEpilogue<Epi>)
-        if (width == SegmentTiles::half_swapped || (width == SegmentTiles::automatic && few_rows))
+        if (width == SegmentTiles::half_swapped ||
+            (width == SegmentTiles::automatic && way == SplitKWay::automatic && few_rows))
           return detail::launch_sm90_half_swapped<T, HopperHalfSwappedMainLoop<T>, Epi>(op, params, plan.segments, device,
                                                                                        stream);
       if (width == SegmentTiles::automatic)

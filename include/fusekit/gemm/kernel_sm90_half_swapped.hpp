@@ -89,6 +89,8 @@ template <class T, class MainLoop, class Epi>
 Status launch_sm90_half_swapped(const GemmOperands<T>& op, const typename Epi::Params& params, KSegments segments,
                                 const DeviceInfo& device, cudaStream_t stream) {
   static_assert(Epi::kColumnLocal, "a CTA holds half an N-tile: the epilogue's columns must be independent");
+  if ((op.k + MainLoop::BK - 1) / MainLoop::BK < segments.count)
+    return {Errc::bad_argument, "half-swapped tiles need a k-slice in every K segment"};
   CUtensorMap a_map, w_map;
   FUSEKIT_TRY(make_tensor_map_sw128(a_map, op.a, tensor_map_type<T>(), op.m, op.k, op.lda, MainLoop::box_rows(op.m)));
   // Streamed once: fetched 128 bytes a miss (launch_sm90's reason).

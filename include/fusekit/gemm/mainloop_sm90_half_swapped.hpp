@@ -43,15 +43,18 @@ struct HalfSwappedMainLoopSm90 {
 
   __device__ static void init(SharedStorage& s) { init_ring(s.full, s.empty, 4); }
 
-  // The token rows a stage's box holds: the call's rows rounded up to 8, at most BM. Rows past
-  // the box hold whatever the stage held before; their accumulator columns (tokens beyond M) are
-  // never stored. (Boxes of mostly zero-filled rows beyond M made a 1-token call 1.2x slower
+  // The token rows a stage's box holds: the call's rows rounded up to 8, at most BM. The stage's
+  // rows past the box are never written in the launch (whatever shared memory held, NaN
+  // included); a token row feeds only its own accumulator column, and those (tokens beyond M)
+  // are never stored. (Boxes of mostly zero-filled rows beyond M made a 1-token call 1.2x slower
   // than a 70-token one: H100, RESULTS.md, fifty-first session.)
   FUSEKIT_HD static constexpr int box_rows(std::int64_t m) { return m >= BM ? BM : static_cast<int>((m + 7) / 8 * 8); }
 
   // Producer (one thread): k-slices [kb_begin, kb_end) of W rows [w_row, w_row + 64) and of the
-  // token tile at m0 (boxes of a_rows rows). The weight is read once (its lines may leave L2
-  // first), the tokens by every CTA (they stay: launch_sm90's kStreamsWeightOnce).
+  // token tile at m0 (boxes of a_rows rows). The weight is read once where one token tile
+  // covers M (its lines may leave L2 first; a forced call of more rows reads each W half once a
+  // token tile, from consecutive CTAs), the tokens by every CTA (they stay: launch_sm90's
+  // kStreamsWeightOnce).
   __device__ static void produce(SharedStorage& s, RingPosition& pos, const CUtensorMap* a_map,
                                  const CUtensorMap* w_map, int kb_begin, int kb_end, std::int64_t m0,
                                  std::int64_t w_row, int a_rows) {

@@ -106,6 +106,7 @@ template <class... Nodes> struct Epilogue {
 
   // Every node column-local (ColumnLocal): the W rows are contiguous and a CTA may hold any run of an N-tile's columns.
   static constexpr bool kColumnLocal = (ColumnLocal<Nodes> && ...);
+  static_assert(!kColumnLocal || kColumnNode == sizeof...(Nodes), "a column-local epilogue keeps W's rows contiguous");
 
   // The fragment form (kernel_sm90_swapped.hpp's 232-token tiles): visitors, then the node that
   // pairs the W halves, then a 16-bit row store. A kernel whose two consumers hold the two halves
