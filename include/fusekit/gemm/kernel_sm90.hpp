@@ -320,7 +320,9 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
 #endif
 }
 
-// How the few-row K-segment kernel (HopperNarrowDeepMainLoop: out_proj and fc2 at 70 tokens)
+// How the few-row K-segment kernel (HopperNarrowDeepMainLoop: few-row calls of long, narrow
+// weights whose epilogue is not column-local, or whose way is forced; out_proj and fc2 at 70
+// tokens take the half-swapped kernel, which launches plainly: kernel_sm90_half_swapped.hpp)
 // overlaps the kernel before it on the stream, through programmatic dependent launch
 // (core/launch.cuh). `prologue` (the default): its CTAs may start as the previous grid's leave,
 // set up their barriers and tensor maps, and touch no global memory until that grid has
