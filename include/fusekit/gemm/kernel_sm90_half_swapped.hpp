@@ -29,17 +29,15 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
   __syncthreads();
 
   const std::int64_t m_tiles = (extent.m + MainLoop::BM - 1) / MainLoop::BM;
-  const std::int64_t items = (extent.n + MainLoop::kRows - 1) / MainLoop::kRows * m_tiles;
+  const std::int64_t items = MainLoop::items(extent.m, extent.n);
   const int k_blocks = static_cast<int>((extent.k + MainLoop::BK - 1) / MainLoop::BK);
-  // Item i's token tile and W rows, as one WeightRows half (count[1] = 0).
+  // Item i's token tile and W rows [64 h, 64 h + 64) (h = i / m_tiles, the last run cut at n), as
+  // one WeightRows half (count[1] = 0): a column-local epilogue's W rows are contiguous.
   auto item = [&](std::int64_t i, std::int64_t& m_tile) {
     m_tile = i % m_tiles;
-    const std::int64_t half = i / m_tiles;
-    const WeightRows wr = Epi::weight_rows(params, extent.n, 2 * MainLoop::kRows, half / 2);
     WeightRows one{};
-    one.first[0] = half % 2 == 0 ? wr.first[0] : wr.first[1];
-    one.count[0] = half % 2 == 0 ? wr.count[0] : wr.count[1];
-    one.first[1] = one.first[0] + MainLoop::kRows;
+    one.first[0] = i / m_tiles * MainLoop::kRows;
+    one.count[0] = static_cast<int>(extent.n - one.first[0] < MainLoop::kRows ? extent.n - one.first[0] : MainLoop::kRows);
     return one;
   };
   const int a_rows = MainLoop::box_rows(extent.m);  // the launcher's token boxes
@@ -63,7 +61,7 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
         int begin, end;
         segments.range(seg, k_blocks, begin, end);
         MainLoop::consume(s, pos, begin, end, acc);
-        MainLoop::fold(running, acc, seg == 0);
+        fold_segment(running.v, acc.v, seg == 0);
       }
       MainLoop::stage(s, running);
       const std::int64_t row0 = m_tile * MainLoop::BM;
@@ -97,9 +95,8 @@ Status launch_sm90_half_swapped(const GemmOperands<T>& op, const typename Epi::P
   FUSEKIT_TRY(make_tensor_map_sw128(w_map, op.w, tensor_map_type<T>(), op.n, op.k, op.ldw, MainLoop::kRows,
                                     CU_TENSOR_MAP_L2_PROMOTION_L2_128B));
   auto* kernel = &gemm_kernel_sm90_half_swapped<MainLoop, Epi>;
-  const std::int64_t items = (op.n + MainLoop::kRows - 1) / MainLoop::kRows * ((op.m + MainLoop::BM - 1) / MainLoop::BM);
   LaunchShape shape;
-  FUSEKIT_TRY(persistent_shape<MainLoop>(kernel, items, device, shape));
+  FUSEKIT_TRY(persistent_shape<MainLoop>(kernel, MainLoop::items(op.m, op.n), device, shape));
   return launch_kernel(kernel, shape, stream, a_map, w_map, GemmExtent{op.m, op.n, op.k}, segments, params);
 }
 

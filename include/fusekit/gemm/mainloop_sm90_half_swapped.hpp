@@ -43,6 +43,11 @@ struct HalfSwappedMainLoopSm90 {
 
   __device__ static void init(SharedStorage& s) { init_ring(s.full, s.empty, 4); }
 
+  // Work items of an m x n call: every 64 W rows by every token tile.
+  FUSEKIT_HD static constexpr std::int64_t items(std::int64_t m, std::int64_t n) {
+    return (n + kRows - 1) / kRows * ((m + BM - 1) / BM);
+  }
+
   // The token rows a stage's box holds: the call's rows rounded up to 8, at most BM. The stage's
   // rows past the box are never written in the launch (whatever shared memory held, NaN
   // included); a token row feeds only its own accumulator column, and those (tokens beyond M)
@@ -93,13 +98,6 @@ struct HalfSwappedMainLoopSm90 {
     release.drain(s.empty);
 #pragma unroll
     for (int i = 0; i < BM / 2; ++i) ptx::fence_registers(acc.v[i]);
-  }
-
-  // After each K segment: running = acc (the first) or running + acc: split_k.hpp's additions in
-  // its order, so the same bits as every other tile kind.
-  __device__ static void fold(Accumulators& running, const Accumulators& acc, bool first) {
-#pragma unroll
-    for (int i = 0; i < BM / 2; ++i) running.v[i] = first ? acc.v[i] : running.v[i] + acc.v[i];
   }
 
   // The whole fragment into the staging tile, transposed: tile[token][W row].

@@ -53,6 +53,15 @@ __device__ __forceinline__ void stage_fragment_chunk(float* staging, int ld, con
   }
 }
 
+// After each K segment: running = acc (the first) or running + acc, split_k.hpp's additions in
+// its order (so the same bits as every other tile kind). Only reads the accumulators (an
+// accumulator that other instructions define serializes ptxas's wgmma pipeline).
+template <int Floats>
+__device__ __forceinline__ void fold_segment(float (&running)[Floats], const float (&acc)[Floats], bool first) {
+#pragma unroll
+  for (int i = 0; i < Floats; ++i) running[i] = first ? acc[i] : running[i] + acc[i];
+}
+
 template <class T, int TileRows, int Stages, int ChunkRows = (TileRows % 16 == 0 ? TileRows / 2 : TileRows)>
 struct SwappedMainLoopSm90 {
   static constexpr int kConsumers = 2;
@@ -156,11 +165,8 @@ struct SwappedMainLoopSm90 {
     consume(s, pos, kb_begin, kb_end, cw, acc, [] {});
   }
 
-  // After each K segment: running = acc (the first) or running + acc. Only reads the accumulators
-  // (an accumulator that other instructions define serializes ptxas's wgmma pipeline).
   __device__ static void fold(Accumulators& running, const Accumulators& acc, bool first) {
-#pragma unroll
-    for (int i = 0; i < BM / 2; ++i) running.v[i] = first ? acc.v[i] : running.v[i] + acc.v[i];
+    fold_segment(running.v, acc.v, first);
   }
 
   // Writes chunk C (tokens [C * kChunkRows, ...)) of consumer cw's fragment into the staging
