@@ -5,6 +5,7 @@
 #   built from 26f44a1 (the half-swapped kernel as simplified after the fifty-first session's last run).
 # main: the whole GEMM GPU suite; memcheck on the cases that run the half-swapped kernel; issue #7's
 #   layer report; then out_proj and fc2 at 1, 70 and 925 tokens (gpu_throughput, 15 samples, twice).
+# lasttile (prepared, not run): prepared_last_tile_whole.patch against HEAD.
 # probe2: probe_interleaved.cu (the same variants and the 160-token kernel without its last tile's epilogue,
 #   interleaved sample by sample).
 # probe: probe_wide925.cu (256 x 160 swapped tiles, K whole, against the shipped tiles and cuBLASLt).
@@ -32,6 +33,14 @@ case $step in
   probe2)  # carry/c54/probe: probe_interleaved (probe_interleaved.cu, skip_last.patch): every variant's
     # samples interleaved, medians of 15 x 20 calls, then of 15 x 200 calls
     ($d/probe/probe_interleaved && $d/probe/probe_interleaved 200) 2>&1 | tee $o/probe_interleaved.txt ;;
+  lasttile)  # prepared for the next session: CARRY=carry/cNN with base/ (HEAD's four binaries) and new/ (the same
+    # built with prepared_last_tile_whole.patch applied); the swapped-tile cases and sanitizers on new, then
+    # 925 tokens, both builds alternating three times
+    suite test_gemm_new 240 $d/new/fusekit_test_gemm --duration=true
+    SWAPPED='linear: swapped*,linear: K segments*,qkv_proj:*,out_proj:*,fc2:*,linear_residual:*,linear: the H3*'
+    for tool in memcheck racecheck synccheck; do sanitize $tool ${tool}_new $d/new/fusekit_test_gemm "$SWAPPED" 120; pack; done
+    BENCH=fusekit_bench_gemm FUSEKIT_GEMM_TOKENS=925 alternate last 60 '^gemm/(qkv_proj|out_proj|fc2)/bf16/.*/gpu_throughput' 15 3 base new
+    cat $o/table_last.txt ;;
   report)
     OUT=$o/layer timeout 300 bash tools/h200_layer_report.sh $d/${LABEL:-new} | tail -32 ;;
 esac
