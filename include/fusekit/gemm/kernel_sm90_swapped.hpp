@@ -278,7 +278,7 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
           } else {
             MainLoop::consume(s, pos, begin, end, cw, acc);
           }
-          MainLoop::fold(running, acc, seg == 0);
+          fold_segment(running.v, acc.v, seg == 0);
         }
         if (has_next(t)) {
           pending = 0, staged_end = chunks_of(m_tile);

@@ -165,10 +165,6 @@ struct SwappedMainLoopSm90 {
     consume(s, pos, kb_begin, kb_end, cw, acc, [] {});
   }
 
-  __device__ static void fold(Accumulators& running, const Accumulators& acc, bool first) {
-    fold_segment(running.v, acc.v, first);
-  }
-
   // Writes chunk C (tokens [C * kChunkRows, ...)) of consumer cw's fragment into the staging
   // tile, transposed (stage_fragment_chunk), its W half at columns [64 cw, 64 cw + 64).
   template <int C> __device__ __forceinline__ static void stage_chunk(SharedStorage& s, const Accumulators& acc, int cw) {
