@@ -72,11 +72,15 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
   auto weight_rows_of = [&](std::int64_t n_tile) {
     return Epi::weight_rows(params, extent.n, MainLoop::kSubN, n_tile);
   };
+  // The rows of M-tile m_tile in the matrix.
+  auto rows_of = [&](std::int64_t m_tile) {
+    const std::int64_t rows = extent.m - m_tile * MainLoop::BM;
+    return static_cast<int>(rows < MainLoop::BM ? rows : MainLoop::BM);
+  };
   // Chunks of tile (m_tile): those with rows in the matrix.
   auto chunks_of = [&](std::int64_t m_tile) {
-    const std::int64_t rows = extent.m - m_tile * MainLoop::BM;
-    const std::int64_t n = (rows + MainLoop::kChunkRows - 1) / MainLoop::kChunkRows;
-    return static_cast<int>(n < MainLoop::kChunks ? n : MainLoop::kChunks);
+    const int n = (rows_of(m_tile) + MainLoop::kChunkRows - 1) / MainLoop::kChunkRows;
+    return n < MainLoop::kChunks ? n : MainLoop::kChunks;
   };
   // The epilogue's view of chunk `chunk` of tile (m_tile, wr), run by `threads` threads.
   auto chunk_tile = [&](std::int64_t m_tile, int chunk, const WeightRows& wr, int thread, int threads, int barrier) {
@@ -199,10 +203,13 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
   // 160-token tiles hand their epilogue to the producer warpgroup's three other warps: the
   // consumers stage a tile's first chunk and go on with the next tile, staging its other chunks
   // from the running sum between their first k-slices, while those warps run the epilogue beside
-  // the tensor cores. A CTA's last tile has nothing to hide behind; the consumers run it
-  // themselves. (All 11 warps behind one named barrier were 0.3-0.6% faster, but met there from
-  // two places in the code, which bar.sync, the aligned form, leaves undefined: synccheck reported
-  // it and racecheck a staging race across it. RESULTS.md, twenty-sixth session.)
+  // the tensor cores. A CTA's last tile has nothing to hide behind; the consumers stage it whole
+  // in the drained ring and run its epilogue in one pass, while the idle epilogue warps warm L2
+  // with its residual beforehand (together 1-7% faster on out_proj and fc2 at 925 tokens, most
+  // in sustained runs: RESULTS.md, fifty-third session). (All 11 warps behind one named barrier
+  // were 0.3-0.6% faster, but met there from two places in the code, which bar.sync, the aligned
+  // form, leaves undefined: synccheck reported it and racecheck a staging race across it.
+  // RESULTS.md, twenty-sixth session.)
   constexpr bool kHandOff = MainLoop::kFoldsSegments;
   if (warpgroup == 0) {
     ptx::setmaxnreg_dec<kHandOff ? kEpilogueWarpRegs : 40>();
@@ -225,7 +232,8 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
     } else if (kHandOff && threadIdx.x >= 32) {
       const int thread = threadIdx.x - 32;
       std::uint32_t handoffs = 0;  // chunks taken from the consumers so far
-      for (std::int64_t t = blockIdx.x; has_next(t); t += gridDim.x) {  // all but the CTA's last tile
+      std::int64_t t = blockIdx.x;
+      for (; has_next(t); t += gridDim.x) {  // all but the CTA's last tile
         std::int64_t m_tile, n_tile;
         order.coords(t, m_tile, n_tile);
         const WeightRows wr = weight_rows_of(n_tile);
@@ -238,6 +246,12 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
           ptx::mbarrier_arrive(&s.staged_empty);  // every reader's own release of the chunk
           ++handoffs;
         }
+      }
+      // The last tile's epilogue runs exposed: warm L2 with what it reads (the residual) meanwhile.
+      if (t < tiles) {
+        std::int64_t m_tile, n_tile;
+        order.coords(t, m_tile, n_tile);
+        Epi::prefetch(params, m_tile * MainLoop::BM, rows_of(m_tile), weight_rows_of(n_tile), thread, kEpilogueWarpThreads);
       }
     }
   } else {
@@ -286,9 +300,21 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
           continue;
         }
         // The CTA's last tile: once the epilogue warps are done with the chunks handed to them,
-        // the consumers stage each chunk and run its epilogue.
+        // the consumers stage the whole tile in the ring, free now (every k-slice landed and was
+        // read: each consumer's wgmmas retired in consume, and the barrier below waits for both),
+        // and run its epilogue in one pass: one barrier and one round of the nodes' loads for
+        // the tile instead of one a chunk.
         ptx::mbarrier_wait(&s.staged_empty, all_released());  // at once where nothing was handed over
-        stage_and_finish(running, m_tile, n_tile);
+        asm volatile("bar.sync 3, 256;\n" ::: "memory");      // both consumers' last wgmmas retired
+        float* whole = MainLoop::whole_tile_staging(s);
+        stage_fragment_chunk<0, MainLoop::BM>(whole, MainLoop::kTileLd, running.v, cw * MainLoop::kHalfRows);
+        AccTile tile = AccTile::staged(whole, MainLoop::kTileLd, m_tile * MainLoop::BM, extent.m - m_tile * MainLoop::BM,
+                                       MainLoop::BM, MainLoop::kHalfRows, weight_rows_of(n_tile), threadIdx.x - 128,
+                                       MainLoop::kConsumers * 128, 3);
+        tile.sync();               // both W halves staged
+        Epi::apply(params, tile);  // ends with the consumers' barrier
+        Epi::release(params, m_tile * MainLoop::BM, rows_of(m_tile), weight_rows_of(n_tile), threadIdx.x - 128,
+                     MainLoop::kConsumers * 128);
       }
     } else if (plan.shared_fold) {
       fold_shared_and_finish();

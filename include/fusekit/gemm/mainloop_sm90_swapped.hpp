@@ -97,6 +97,13 @@ struct SwappedMainLoopSm90 {
   static constexpr std::size_t kSmemBytes = sizeof(SharedStorage) + 1024;  // + room to align the base
   static_assert(kABytes % 1024 == 0, "stages stay 1024-byte aligned for the 128-byte swizzle");
 
+  // A CTA's last tile staged whole, [BM tokens][kTileLd floats], over the token stages of the
+  // ring (the kernel calls it once every k-slice has been read).
+  __device__ static float* whole_tile_staging(SharedStorage& s) {
+    static_assert(sizeof(float) * BM * kTileLd <= sizeof(s.a), "the whole tile fits the token stages");
+    return reinterpret_cast<float*>(&s.a[0][0]);
+  }
+
   // `readers`: the threads that read a handed-over chunk (each arrives on staged_empty).
   __device__ static void init(SharedStorage& s, unsigned readers) {
     ptx::mbarrier_init(&s.staged_full, kConsumers * 128);

@@ -94,6 +94,21 @@ __device__ __forceinline__ std::uint64_t l2_evict_last() {
   return policy;
 }
 
+// Warms L2 with `bytes` (a multiple of 16) from the 16-byte aligned global address `p`, lines kept
+// as `policy` says; nothing reaches the SM and nothing waits for it (a hint).
+__device__ __forceinline__ void prefetch_l2_bulk(const void* p, std::uint32_t bytes, std::uint64_t policy) {
+  asm volatile("cp.async.bulk.prefetch.L2.global.L2::cache_hint [%0], %1, %2;\n" ::"l"(reinterpret_cast<std::uint64_t>(p)),
+               "r"(bytes), "l"(policy)
+               : "memory");
+}
+
+// Returns the 128-byte L2 line at `line` (128-byte aligned) to normal eviction priority: lines
+// brought in as evict_last would otherwise keep it after their last use.
+__device__ __forceinline__ void l2_priority_normal(const void* line) {
+  asm volatile("applypriority.global.L2::evict_normal [%0], 128;\n" ::"l"(reinterpret_cast<std::uint64_t>(line))
+               : "memory");
+}
+
 // ---- register reallocation between producer and consumer warpgroups ----
 template <int Regs> __device__ __forceinline__ void setmaxnreg_dec() {
 #ifdef FUSEKIT_SM90A

@@ -9,6 +9,13 @@
 //   static __device__ WeightRows weight_rows(const Params&, std::int64_t n, int tile_n, std::int64_t t);
 // and, for the fragment form below, `visit` (a node that treats each accumulator alone, by W row:
 // Bias) or `kPairsHalves` and `pair` (the GLU).
+// A node that reads global memory by the tile's rows and columns (AddResidual) may also have
+//   static __device__ void prefetch(const Params&, std::int64_t row0, int rows, const WeightRows&,
+//                                   int thread, int threads);
+// which warms L2 with what its apply will read, kept there past the operands streaming through: a
+// kernel whose idle warps know a tile ahead of its epilogue calls it (a hint; the results do not
+// depend on it), and after that tile's apply calls `release` (the same arguments), which hands
+// those lines back to normal eviction.
 // The last node stores the tile. Adding a node is one new header; no kernel changes.
 #pragma once
 
@@ -38,6 +45,11 @@ concept PairsHalves = requires(const typename Node::Params& p, float v, std::int
   { Node::pair(p, v, v) } -> std::convertible_to<float>;
   Node::output_cols(n);      // the paired output's columns
   Node::output_col0(p, wr);  // and an N-tile's first
+};
+template <class Node>
+concept PrefetchesRows = requires(const typename Node::Params& p, std::int64_t row0, int i, const WeightRows& wr) {
+  Node::prefetch(p, row0, i, wr, i, i);
+  Node::release(p, row0, i, wr, i, i);
 };
 template <class Node>
 concept VisitsElements = requires(const typename Node::Params& p, float v, std::int64_t w_row) {
@@ -104,6 +116,18 @@ template <class... Nodes> struct Epilogue {
     apply_all(p, tile, cuda::std::index_sequence_for<Nodes...>{});
   }
 
+  // L2 warmed ahead for the tile of token rows [row0, row0 + rows) and W rows `wr`, by
+  // `threads` threads (this one `thread`): each node that reads global memory by them.
+  __device__ static void prefetch(const Params& p, std::int64_t row0, int rows, const WeightRows& wr, int thread,
+                                  int threads) {
+    prefetch_all<true>(p, row0, rows, wr, thread, threads, cuda::std::index_sequence_for<Nodes...>{});
+  }
+  // Those lines back to normal eviction, once apply has read them.
+  __device__ static void release(const Params& p, std::int64_t row0, int rows, const WeightRows& wr, int thread,
+                                 int threads) {
+    prefetch_all<false>(p, row0, rows, wr, thread, threads, cuda::std::index_sequence_for<Nodes...>{});
+  }
+
   // Every node column-local (ColumnLocal): the W rows are contiguous and a CTA may hold any run of an N-tile's columns.
   static constexpr bool kColumnLocal = (ColumnLocal<Nodes> && ...);
   static_assert(!kColumnLocal || kColumnNode == sizeof...(Nodes), "a column-local epilogue keeps W's rows contiguous");
@@ -141,6 +165,20 @@ template <class... Nodes> struct Epilogue {
   template <std::size_t... I>
   __device__ static void apply_all(const Params& p, AccTile& tile, cuda::std::index_sequence<I...>) {
     ((Nodes::apply(cuda::std::get<I>(p.nodes), tile), tile.sync()), ...);
+  }
+  template <bool kWarm, std::size_t... I>
+  __device__ static void prefetch_all(const Params& p, std::int64_t row0, int rows, const WeightRows& wr, int thread,
+                                      int threads, cuda::std::index_sequence<I...>) {
+    auto one = [&](auto node, const auto& node_params) {
+      using N = decltype(node);
+      if constexpr (PrefetchesRows<N>) {
+        if constexpr (kWarm)
+          N::prefetch(node_params, row0, rows, wr, thread, threads);
+        else
+          N::release(node_params, row0, rows, wr, thread, threads);
+      }
+    };
+    (one(Node<I>{}, cuda::std::get<I>(p.nodes)), ...);
   }
   template <std::size_t... I>
   __device__ static float visit_all(const Params& p, float v, std::int64_t w_row, cuda::std::index_sequence<I...>) {

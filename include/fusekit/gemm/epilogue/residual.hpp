@@ -6,6 +6,7 @@
 
 #include "fusekit/core/dtype.hpp"
 #include "fusekit/gemm/epilogue/tile.hpp"
+#include "fusekit/gemm/ptx_sm90.hpp"
 
 #include <cstdint>
 
@@ -21,6 +22,31 @@ template <class R, class G> struct AddResidual {
     const std::int32_t* idx = nullptr;  // gate row of each output row
     std::int64_t gate_rows = 0;
   };
+  // The residual's rows of the tile (epilogue.hpp): one bulk L2 prefetch a row and W half, of
+  // the run's 16-byte aligned interior (a hint may skip a few bytes, never touch any outside),
+  // evict-last so the weights streaming through leave it; `release` returns each 128-byte line
+  // of those runs to normal eviction. The gate table is a few rows every CTA reads: L2 has it.
+  __device__ static void prefetch(const Params& p, std::int64_t row0, int rows, const WeightRows& wr, int thread,
+                                  int threads) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const std::uint64_t policy = ptx::l2_evict_last();
+    for_each_run(p, row0, rows, wr, thread, threads, [&](std::uintptr_t begin, std::uintptr_t end) {
+      begin = (begin + 15) & ~std::uintptr_t{15}, end &= ~std::uintptr_t{15};
+      if (end > begin) ptx::prefetch_l2_bulk(reinterpret_cast<const void*>(begin), static_cast<std::uint32_t>(end - begin), policy);
+    });
+#endif
+  }
+  __device__ static void release(const Params& p, std::int64_t row0, int rows, const WeightRows& wr, int thread,
+                                 int threads) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    for_each_run(p, row0, rows, wr, thread, threads, [&](std::uintptr_t begin, std::uintptr_t end) {
+      // Every line holding a prefetched byte: each holds one of the run's bytes, so lies in mapped memory.
+      for (std::uintptr_t line = begin & ~std::uintptr_t{127}; line < end; line += 128)
+        ptx::l2_priority_normal(reinterpret_cast<const void*>(line));
+    });
+#endif
+  }
+
   __device__ static void apply(const Params& p, AccTile& t) {
     // 16-byte loads of 8 residual and gate values at a time when every row allows it (the usual
     // case); element by element otherwise. The choice is the same for every thread.
@@ -100,6 +126,17 @@ template <class R, class G> struct AddResidual {
   }
 
  private:
+  // f(begin, end) for the byte range of each residual run (a row's W half) of the tile, by `threads` threads.
+  template <class F>
+  __device__ static void for_each_run(const Params& p, std::int64_t row0, int rows, const WeightRows& wr, int thread,
+                                      int threads, F&& f) {
+    for (int i = thread; i < 2 * rows; i += threads) {
+      const int half = i % 2;
+      if (wr.count[half] <= 0) continue;
+      const R* run = p.residual + (row0 + i / 2) * p.ld_residual + wr.first[half];
+      f(reinterpret_cast<std::uintptr_t>(run), reinterpret_cast<std::uintptr_t>(run + wr.count[half]));
+    }
+  }
   // An index outside the table cannot be checked on the host without a copy; make it loud.
   __device__ static float bad_index() { return __int_as_float(0x7fc00000); }
 };
