@@ -205,7 +205,7 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
   // from the running sum between their first k-slices, while those warps run the epilogue beside
   // the tensor cores. A CTA's last tile has nothing to hide behind; the consumers stage it whole
   // in the drained ring and run its epilogue in one pass, while the idle epilogue warps warm L2
-  // with its residual beforehand (together 1-7% faster on out_proj and fc2 at 925 tokens, most
+  // with its residual beforehand (together 1-6% faster on out_proj and fc2 at 925 tokens, most
   // in sustained runs: RESULTS.md, fifty-third session). (All 11 warps behind one named barrier
   // were 0.3-0.6% faster, but met there from two places in the code, which bar.sync, the aligned
   // form, leaves undefined: synccheck reported it and racecheck a staging race across it.
