@@ -10,6 +10,7 @@
 # probe2: every probe variant's samples interleaved (medians of 15 x 20 calls, then 15 x 200).
 # placement: out_proj and fc2 at 925 tokens, fused, bare and cuBLASLt, on fresh buffers six times.
 # sanitize_small: racecheck and synccheck on new's smaller swapped-tile cases.
+# every (prepared, not run): the residual warmed in L2 for every hand-off tile, not only the last.
 # report LABEL=base|new: issue #7's layer report.
 set -u
 step=${1:?step}
@@ -54,6 +55,14 @@ case $step in
     sanitize memcheck memcheck_final $d/new/fusekit_test_gemm "$SMALL" 90; pack
     sanitize racecheck racecheck_final $d/new/fusekit_test_gemm 'linear_residual:*,out_proj and fc2: the tiny*,linear: swapped*' 90; pack
     sanitize synccheck synccheck_final $d/new/fusekit_test_gemm 'linear_residual:*,out_proj and fc2: the tiny*,linear: swapped*,linear: K segments*' 60; pack
+    OUT=$o/layer timeout 200 bash tools/h200_layer_report.sh $d/new | tail -26 ;;
+  every)  # prepared for the next session, not run: CARRY=carry/cNN with new/ = the four binaries built from HEAD +
+    # prepared_prefetch_every_tile.patch, probe/probe_every (probe_every_from_final.diff applied to probe_final.cu,
+    # built on that tree + probe_markers_every.patch): probe twice, then the suite, sanitizers and the report
+    for i in 1 2; do ($d/probe/probe_every 20 15 && $d/probe/probe_every 200 9) 2>&1 | tee $o/probe_every_$i.txt | grep -E "L2|every|whole|head|epi|DIFFER"; done; pack
+    suite test_gemm_every 120 $d/new/fusekit_test_gemm --duration=true; pack
+    sanitize memcheck memcheck_every $d/new/fusekit_test_gemm 'linear: swapped*,linear: K segments*,linear_residual:*,out_proj and fc2: the tiny*,out_proj: every*' 90; pack
+    sanitize racecheck racecheck_every $d/new/fusekit_test_gemm 'linear_residual:*,out_proj and fc2: the tiny*,linear: swapped*' 90; pack
     OUT=$o/layer timeout 200 bash tools/h200_layer_report.sh $d/new | tail -26 ;;
   report)
     OUT=$o/layer timeout 300 bash tools/h200_layer_report.sh $d/${LABEL:-new} | tail -32 ;;
