@@ -65,6 +65,15 @@ TEST_CASE("few-row calls: 72-token tiles, one N-tile a CTA where their rounds fi
   CHECK(choose_few_row_tiles(224, 0) == SwappedTiles::never);
 }
 
+// epilogue.hpp's prefetch/release hooks: a signature change would make the kernels skip them silently.
+TEST_CASE("epilogue L2 hooks: the residual node warms L2 ahead of an exposed epilogue; the others do not") {
+  CHECK(ResidualEpilogue<bf16_t, bf16_t>::kPrefetches);
+  CHECK(ResidualEpilogue<bf16_t, float>::kPrefetches);
+  CHECK_FALSE(LinearEpilogue<bf16_t, bf16_t>::kPrefetches);
+  CHECK_FALSE(GluEpilogue<bf16_t, bf16_t>::kPrefetches);
+  CHECK_FALSE(QkvEpilogue<bf16_t, bf16_t>::kPrefetches);
+}
+
 TEST_CASE("column-local epilogues (the half-swapped few-row kernel's): bias, activation, residual, store; not GLU or qkv") {
   CHECK(kColumnLocalEpilogue<LinearEpilogue<bf16_t, bf16_t>>);
   CHECK(kColumnLocalEpilogue<ResidualEpilogue<bf16_t, float>>);

@@ -51,6 +51,9 @@ concept PrefetchesRows = requires(const typename Node::Params& p, std::int64_t r
   Node::prefetch(p, row0, i, wr, i, i);
   Node::release(p, row0, i, wr, i, i);
 };
+// One that names either hook: the kernels would skip a node with only one, or other arguments.
+template <class Node>
+concept NamesPrefetch = requires { &Node::prefetch; } || requires { &Node::release; };
 template <class Node>
 concept VisitsElements = requires(const typename Node::Params& p, float v, std::int64_t w_row) {
   { Node::visit(p, v, w_row) } -> std::convertible_to<float>;
@@ -76,6 +79,8 @@ concept StoresRows16 = requires(const typename Node::Params& p) {
 template <class... Nodes> struct Epilogue {
   static_assert(sizeof...(Nodes) > 0, "an epilogue needs at least a store node");
   static_assert((int(ChoosesColumns<Nodes>) + ... + 0) <= 1, "at most one node may choose the W rows");
+  static_assert(((!NamesPrefetch<Nodes> || PrefetchesRows<Nodes>) && ...),
+                "a node's L2 hooks come in pairs, prefetch and release, with the arguments above");
 
  private:
   template <std::size_t I> using Node = cuda::std::tuple_element_t<I, cuda::std::tuple<Nodes...>>;
@@ -115,6 +120,9 @@ template <class... Nodes> struct Epilogue {
   __device__ static void apply(const Params& p, AccTile& tile) {
     apply_all(p, tile, cuda::std::index_sequence_for<Nodes...>{});
   }
+
+  // Whether any node warms L2 ahead of its apply.
+  static constexpr bool kPrefetches = (PrefetchesRows<Nodes> || ...);
 
   // L2 warmed ahead for the tile of token rows [row0, row0 + rows) and W rows `wr`, by
   // `threads` threads (this one `thread`): each node that reads global memory by them.
