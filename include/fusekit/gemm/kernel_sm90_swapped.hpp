@@ -313,6 +313,7 @@ __global__ void __launch_bounds__(MainLoop::kThreads, 1)
                                        MainLoop::kConsumers * 128, 3);
         tile.sync();               // both W halves staged
         Epi::apply(params, tile);  // ends with the consumers' barrier
+        // The tile's W rows again, not a copy kept from above: held across the epilogue it spills.
         Epi::release(params, m_tile * MainLoop::BM, rows_of(m_tile), weight_rows_of(n_tile), threadIdx.x - 128,
                      MainLoop::kConsumers * 128);
       }

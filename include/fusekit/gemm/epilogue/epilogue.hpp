@@ -128,12 +128,12 @@ template <class... Nodes> struct Epilogue {
   // `threads` threads (this one `thread`): each node that reads global memory by them.
   __device__ static void prefetch(const Params& p, std::int64_t row0, int rows, const WeightRows& wr, int thread,
                                   int threads) {
-    prefetch_all<true>(p, row0, rows, wr, thread, threads, cuda::std::index_sequence_for<Nodes...>{});
+    each_l2_hook<true>(p, row0, rows, wr, thread, threads, cuda::std::index_sequence_for<Nodes...>{});
   }
   // Those lines back to normal eviction, once apply has read them.
   __device__ static void release(const Params& p, std::int64_t row0, int rows, const WeightRows& wr, int thread,
                                  int threads) {
-    prefetch_all<false>(p, row0, rows, wr, thread, threads, cuda::std::index_sequence_for<Nodes...>{});
+    each_l2_hook<false>(p, row0, rows, wr, thread, threads, cuda::std::index_sequence_for<Nodes...>{});
   }
 
   // Every node column-local (ColumnLocal): the W rows are contiguous and a CTA may hold any run of an N-tile's columns.
@@ -174,9 +174,10 @@ template <class... Nodes> struct Epilogue {
   __device__ static void apply_all(const Params& p, AccTile& tile, cuda::std::index_sequence<I...>) {
     ((Nodes::apply(cuda::std::get<I>(p.nodes), tile), tile.sync()), ...);
   }
+  // Each node's prefetch (kWarm) or release.
   template <bool kWarm, std::size_t... I>
-  __device__ static void prefetch_all(const Params& p, std::int64_t row0, int rows, const WeightRows& wr, int thread,
-                                      int threads, cuda::std::index_sequence<I...>) {
+  __device__ static void each_l2_hook(const Params& p, std::int64_t row0, int rows, const WeightRows& wr, int thread,
+                                 int threads, cuda::std::index_sequence<I...>) {
     auto one = [&](auto node, const auto& node_params) {
       using N = decltype(node);
       if constexpr (PrefetchesRows<N>) {
