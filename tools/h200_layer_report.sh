@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The H200 run of issue #7 (the layer report), in one call; JSON and logs under $OUT (5 files).
 #   tools/h200_layer_report.sh STAGE_DIR
+#   FIXTURE_VALUES=bits|weights (default weights): the generated checkpoint's float values, random bit
+#   patterns or spread like trained weights (fusekit-convert --values; a GEMM's clock under the
+#   power cap depends on what it multiplies, so timings want the second).
 # STAGE_DIR holds two binaries built on the build machine (x86-64, sm_90a):
 #   fusekit-layer-report (examples/layer_report) and fusekit-convert (examples/checkpoint).
 # Steps:
@@ -34,7 +37,8 @@ echo "== 1. tiny-config smoke run"
 tail -n 16 "$out/layer_report_tiny.log"
 
 echo "== 2. full-width 3-block diffusers checkpoint"
-timeout 120 "$convert" --generate diffusers "$scratch/h3" --config full --blocks 3 --shards 3 2>&1 | tail -n 2 \
+timeout 120 "$convert" --generate diffusers "$scratch/h3" --config full --blocks 3 --shards 3 \
+  --values "${FIXTURE_VALUES:-weights}" 2>&1 | tail -n 2 \
   || { status=1; echo "FAILED: generate"; }
 du -sh "$scratch/h3"
 echo "($((SECONDS - start)) s)"

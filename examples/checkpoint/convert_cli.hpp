@@ -2,7 +2,7 @@
 // CPU tests can run it (test/checkpoint). Host-only.
 //
 //   fusekit-convert --to native|diffusers|original IN OUT [--from LAYOUT] [--dry-run] [--verify]
-//   fusekit-convert --generate LAYOUT OUT [--shards K] [--seed S]
+//   fusekit-convert --generate LAYOUT OUT [--shards K] [--seed S] [--values bits|weights]
 //   fusekit-convert --roundtrip IN WORK_DIR
 // Common options: --config full|tiny, --blocks N (main blocks), --refiner-blocks N,
 // --shard-mb N (output shard size), --no-kernel-copy (write from the mapping instead),
@@ -30,7 +30,7 @@ using namespace fusekit::checkpoint;
 
 inline constexpr const char* kUsage =
     "usage: fusekit-convert --to native|diffusers|original IN OUT [--from LAYOUT] [--dry-run] [--verify]\n"
-    "       fusekit-convert --generate diffusers|native|original OUT [--shards K] [--seed S]\n"
+    "       fusekit-convert --generate diffusers|native|original OUT [--shards K] [--seed S] [--values bits|weights]\n"
     "       fusekit-convert --roundtrip IN WORK_DIR\n"
     "options: --config full|tiny  --blocks N  --refiner-blocks N  --shard-mb N  --no-kernel-copy  --early-writeback\n"
     "IN is a .safetensors file, an index JSON or a directory; OUT is a directory.\n";
@@ -44,6 +44,7 @@ struct Args {
   std::uint64_t shard_bytes = 5'000'000'000;
   std::uint64_t shards = 2;
   std::uint64_t seed = 1;
+  FixtureValues values = FixtureValues::random_bits;  // --generate: random bit patterns or weight-like values
 };
 
 inline std::optional<H3Layout> parse_layout(const std::string& s) {
@@ -97,7 +98,12 @@ inline bool parse_args(int argc, const char* const* argv, Args& a, std::string& 
     else if (arg == "--shard-mb") a.shard_bytes = number(kMaxU64 / 1'000'000) * 1'000'000;  // the bytes fit 64 bits
     else if (arg == "--shards") a.shards = number(kMaxU64);
     else if (arg == "--seed") a.seed = number(kMaxU64);
-    else if (arg == "--config") {
+    else if (arg == "--values") {
+      const std::string v = value();
+      if (v == "bits") a.values = FixtureValues::random_bits;
+      else if (v == "weights") a.values = FixtureValues::weights;
+      else if (error.empty()) error = "--values takes bits or weights";
+    } else if (arg == "--config") {
       const std::string c = value();
       if (c == "full") a.config = H3Config::full();
       else if (c == "tiny") a.config = H3Config::tiny();
@@ -223,10 +229,11 @@ class Cli {
     fx.layout = *a_.generate;
     fx.shards = static_cast<std::size_t>(a_.shards);
     fx.seed = a_.seed;
+    fx.values = a_.values;
     ProgressLine progress(std::string("generate ") + layout_name(fx.layout), err_);
     fx.progress = std::ref(progress);
     if (Status s = write_h3_fixture(a_.paths[0], fx); !s.ok()) return fail(s);
-    out_ << "wrote a random " << layout_name(fx.layout) << " checkpoint (" << a_.config.main_blocks
+    out_ << "wrote a random " << (fx.values == FixtureValues::weights ? "(weight-like) " : "") << layout_name(fx.layout) << " checkpoint (" << a_.config.main_blocks
          << " main blocks) to " << a_.paths[0] << "\n";
     return 0;
   }

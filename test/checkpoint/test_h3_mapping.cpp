@@ -10,6 +10,9 @@
 #include "fusekit/checkpoint/mapping_report.hpp"
 #include "support/gpu.hpp"
 
+#include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <sstream>
@@ -507,4 +510,74 @@ TEST_CASE("fusekit-convert: a dry run needs no input; numbers out of range are r
   big.main_blocks = kMaxH3Blocks + 1;
   CHECK(h3_plan(big, H3Layout::diffusers, H3Layout::native, p).message().find("4097 main blocks; at most 4096") !=
         std::string::npos);
+}
+
+TEST_CASE("fixture values: weight-like tensors are about normal at the asked deviation, the same bytes in any chunking") {
+  TempDir dir;
+  H3FixtureOptions fx = tiny_fixture(H3Layout::diffusers);
+  fx.values = FixtureValues::weights;
+  CAPTURE(fx.seed);
+  Checkpoint d;
+  make_fixture(dir / "weights", fx, d);
+  // A bf16 and an f32 tensor: every element finite, within the sum of uniforms' range (2 sqrt(3)
+  // deviations, one bf16 rounding up), mean and deviation near 0 and fx.stddev.
+  for (const std::string name : {"transformer_blocks.0.attn.to_q.weight", "proj_in.weight"}) {
+    CAPTURE(name);
+    const TensorView v = must_find(d, name);
+    const bool bf16 = v.spec->dtype == TensorDType::BF16;
+    const std::size_t n = v.bytes.size() / (bf16 ? 2 : 4);
+    REQUIRE(n > 1000);
+    double sum = 0, squares = 0, largest = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      float x;
+      if (bf16) {
+        std::uint16_t h;
+        std::memcpy(&h, v.bytes.data() + 2 * i, 2);
+        x = std::bit_cast<float>(std::uint32_t{h} << 16);
+      } else {
+        std::memcpy(&x, v.bytes.data() + 4 * i, 4);
+      }
+      REQUIRE(std::isfinite(x));
+      sum += x, squares += double(x) * x, largest = std::max(largest, double(std::fabs(x)));
+    }
+    const double mean = sum / n, sd = std::sqrt(squares / n - mean * mean);
+    CHECK(std::fabs(mean) < 5 * fx.stddev / std::sqrt(double(n)));
+    CHECK(sd == doctest::Approx(fx.stddev).epsilon(0.05));
+    CHECK(largest <= 2 * std::sqrt(3.0) * fx.stddev * (1 + 1.0 / 256));
+  }
+  // The bytes are a function of the offset alone: any chunk, even one starting inside an element.
+  for (TensorDType t : {TensorDType::BF16, TensorDType::F16, TensorDType::F32, TensorDType::F64}) {
+    CAPTURE(int(t));
+    std::vector<std::byte> whole(64), parts(64);
+    detail::fill_weights(7, t, 0.02, 100, whole);
+    detail::fill_weights(7, t, 0.02, 100, std::span(parts).first(3));
+    detail::fill_weights(7, t, 0.02, 103, std::span(parts).subspan(3));
+    CHECK(whole == parts);
+  }
+  // Half and bfloat16 rounding: nearest even, subnormal halves kept.
+  CHECK(detail::to_bf16_bits(1.0f) == 0x3f80);
+  CHECK(detail::to_bf16_bits(std::bit_cast<float>(0x3f808000u)) == 0x3f80);  // a tie: to even
+  CHECK(detail::to_bf16_bits(std::bit_cast<float>(0x3f818000u)) == 0x3f82);
+  CHECK(detail::to_bf16_bits(-0.02f) == 0xbca4);
+  CHECK(detail::to_f16_bits(1.0f) == 0x3c00);
+  CHECK(detail::to_f16_bits(-2.5f) == 0xc100);
+  CHECK(detail::to_f16_bits(0.02f) == 0x251f);
+  CHECK(detail::to_f16_bits(std::ldexp(1.0f, -24)) == 0x0001);  // the smallest subnormal
+  CHECK(detail::to_f16_bits(std::ldexp(3.0f, -16)) == 0x0300);
+  CHECK(detail::to_f16_bits(65504.0f) == 0x7bff);
+  // Out-of-range deviations are refused before anything is written.
+  fx.stddev = 0;
+  CHECK(write_h3_fixture(dir / "refused", fx).code() == Errc::bad_argument);
+  CHECK_FALSE(std::filesystem::exists(dir / "refused"));
+  // The command line: --values weights gives the same bytes; anything else is refused.
+  std::string out, err;
+  CHECK(run_convert_cli({"--generate", "diffusers", dir / "cli", "--config", "tiny", "--values", "weights", "--seed",
+                         std::to_string(fx.seed)}, out, err) == 0);
+  CHECK(out.find("weight-like") != std::string::npos);
+  Checkpoint c;
+  REQUIRE(Checkpoint::open(dir / "cli", c).ok());
+  const TensorView a = must_find(d, "transformer_blocks.0.attn.to_q.weight"), b = must_find(c, "transformer_blocks.0.attn.to_q.weight");
+  CHECK(std::equal(a.bytes.begin(), a.bytes.end(), b.bytes.begin(), b.bytes.end()));
+  CHECK(run_convert_cli({"--generate", "diffusers", dir / "bad", "--values", "normal"}, out, err) == 2);
+  CHECK(err.find("--values takes bits or weights") != std::string::npos);
 }

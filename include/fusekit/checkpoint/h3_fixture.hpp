@@ -5,22 +5,37 @@
 // Values are a pure function of (seed, tensor name, byte offset), finite for the float types,
 // and produced chunk by chunk while writing, so a multi-GB checkpoint needs no buffer of its
 // size. rope.inv_freq holds its exact recomputation, so it round-trips bit for bit.
+//
+// Two kinds of values (FixtureValues): random bit patterns (every finite value: what the
+// adapter's bit-for-bit tests want), or values spread like a trained model's weights (what a
+// timing wants: a GEMM's power draw, hence its clock under the card's power cap, depends on
+// the numbers it multiplies, and random bit patterns are mostly tiny: half have exponents
+// below 2^-63).
 #pragma once
 
 #include "fusekit/checkpoint/convert.hpp"
 #include "fusekit/checkpoint/h3_preset.hpp"
 
+#include <bit>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <string>
 
 namespace fusekit::checkpoint {
 
+enum class FixtureValues {
+  random_bits,  // every finite bit pattern, |x| < 2
+  weights,      // float tensors about normal, mean 0, deviation `stddev` (other dtypes: random bits)
+};
+
 struct H3FixtureOptions {
   H3Config config = H3Config::tiny();
   H3Layout layout = H3Layout::diffusers;
   std::size_t shards = 2;  // about this many files of equal size (more if one tensor is larger)
   std::uint64_t seed = 1;
+  FixtureValues values = FixtureValues::random_bits;
+  double stddev = 0.02;  // FixtureValues::weights: the usual initial scale of transformer weights; (0, 1]
   std::function<void(const WriteProgress&)> progress;
 };
 
@@ -57,6 +72,65 @@ inline void fill_random(std::uint64_t key, std::uint64_t mask, std::uint64_t off
   }
 }
 
+// Element e of a weight-like tensor: the sum of four 16-bit uniforms of splitmix64(key + e),
+// centred and scaled to unit variance (Irwin-Hall: within 2 sqrt(3) of 0, close to normal and
+// cheap enough for gigabytes), times `stddev`, rounded to nearest in the tensor's float type.
+inline double weight_value(std::uint64_t key, std::uint64_t e, double stddev) {
+  const std::uint64_t w = splitmix64(key + e);
+  double sum = 0;
+  for (int i = 0; i < 4; ++i) sum += (static_cast<double>((w >> (16 * i)) & 0xffff) + 0.5) / 65536.0;
+  return (sum - 2.0) * std::sqrt(3.0) * stddev;
+}
+// Rounds to nearest even: a finite float to bfloat16, to IEEE half (|x| < 65504; subnormals kept).
+inline std::uint16_t to_bf16_bits(float x) {
+  const std::uint32_t u = std::bit_cast<std::uint32_t>(x);
+  return static_cast<std::uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+inline std::uint16_t to_f16_bits(float x) {
+  const std::uint32_t u = std::bit_cast<std::uint32_t>(x);
+  const std::uint16_t sign = static_cast<std::uint16_t>((u >> 16) & 0x8000u);
+  const float a = std::fabs(x);
+  if (a < 6.103515625e-05f) {  // below half's smallest normal: a multiple of 2^-24, rounded by the FPU
+    return static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>(std::nearbyint(a * 16777216.0f)));
+  }
+  const std::uint32_t b = std::bit_cast<std::uint32_t>(a);
+  const std::uint32_t rounded = b + 0xfffu + ((b >> 13) & 1u);  // to 10 mantissa bits, nearest even
+  return static_cast<std::uint16_t>(sign | (((rounded >> 13) - ((127 - 15) << 10)) & 0x7fffu));
+}
+// Bytes [offset, offset + out.size()) of a weight-like tensor of `dtype` (a float type).
+inline void fill_weights(std::uint64_t key, TensorDType dtype, double stddev, std::uint64_t offset, std::span<std::byte> out) {
+  const std::size_t size = dtype == TensorDType::F64 ? 8 : dtype == TensorDType::F32 ? 4 : 2;
+  auto element = [&](std::uint64_t e, std::byte* to) {
+    const double v = weight_value(key, e, stddev);
+    if (dtype == TensorDType::F64) {
+      std::memcpy(to, &v, 8);
+    } else if (dtype == TensorDType::F32) {
+      const float f = static_cast<float>(v);
+      std::memcpy(to, &f, 4);
+    } else {
+      const float f = static_cast<float>(v);
+      const std::uint16_t h = dtype == TensorDType::BF16 ? to_bf16_bits(f) : to_f16_bits(f);
+      std::memcpy(to, &h, 2);
+    }
+  };
+  std::size_t i = 0;
+  while (i < out.size()) {
+    const std::uint64_t at = offset + i;
+    const std::size_t skip = at % size, n = std::min(size - skip, out.size() - i);
+    if (n == size) {  // a whole element: straight into place
+      element(at / size, out.data() + i);
+    } else {          // the chunk starts or ends inside this element
+      std::byte whole[8];
+      element(at / size, whole);
+      std::memcpy(out.data() + i, whole + skip, n);
+    }
+    i += n;
+  }
+}
+inline bool is_float(TensorDType t) {
+  return t == TensorDType::F16 || t == TensorDType::BF16 || t == TensorDType::F32 || t == TensorDType::F64;
+}
+
 inline std::uint64_t name_key(std::uint64_t seed, const std::string& name) {
   std::uint64_t h = splitmix64(seed);
   for (unsigned char c : name) h = splitmix64(h ^ c);
@@ -70,10 +144,13 @@ inline std::vector<OutputTensor> h3_fixture_tensors(const H3FixtureOptions& opt)
   std::vector<OutputTensor> out;
   for (TensorSpec& spec : h3_tensors(opt.config, opt.layout)) {
     const std::uint64_t size = *byte_size(spec.dtype, spec.shape);
-    Piece p = spec.name == "rope.inv_freq"
-                  ? Piece::of_buffer(recompute_bytes(opt.config.rope))
-                  : Piece::generated(size, [key = detail::name_key(opt.seed, spec.name),
-                                            mask = detail::finite_mask(spec.dtype)](std::uint64_t at, std::span<std::byte> b) {
+    const std::uint64_t key = detail::name_key(opt.seed, spec.name);
+    Piece p = spec.name == "rope.inv_freq" ? Piece::of_buffer(recompute_bytes(opt.config.rope))
+              : opt.values == FixtureValues::weights && detail::is_float(spec.dtype)
+                  ? Piece::generated(size, [key, dtype = spec.dtype, sd = opt.stddev](std::uint64_t at, std::span<std::byte> b) {
+                      detail::fill_weights(key, dtype, sd, at, b);
+                    })
+                  : Piece::generated(size, [key, mask = detail::finite_mask(spec.dtype)](std::uint64_t at, std::span<std::byte> b) {
                       detail::fill_random(key, mask, at, b);
                     });
     out.push_back({std::move(spec), {std::move(p)}});
@@ -83,6 +160,7 @@ inline std::vector<OutputTensor> h3_fixture_tensors(const H3FixtureOptions& opt)
 
 // Writes the fixture checkpoint into `dir` (shards plus index when opt.shards > 1).
 inline Status write_h3_fixture(const std::string& dir, const H3FixtureOptions& opt) {
+  if (!(opt.stddev > 0 && opt.stddev <= 1)) return {Errc::bad_argument, "fixture stddev must lie in (0, 1]"};
   Plan plan;  // a config h3_plan refuses (too many blocks) has no tensors: say why, write nothing
   FUSEKIT_TRY(h3_plan(opt.config, H3Layout::diffusers, H3Layout::native, plan));
   std::vector<OutputTensor> tensors = h3_fixture_tensors(opt);
