@@ -7,7 +7,8 @@
 #   probe/probe54 (carry/probe54/probe54.cu on new's tree + probe_markers54.patch).
 # first: the layer report on HEAD, probe54 twice, new's report where time is left.
 # probe: probe54 twice.
-# values: the report on weight-like and on random-bit checkpoints (gen/: HEAD's report, the new generator).
+# values (prepared, not run): the report on weight-like and on random-bit checkpoints (gen/: HEAD's
+#   fusekit-layer-report, fusekit-convert from ba53a0e). values_probe (prepared): probe_values.
 # probe_suite: probe and suite. suite: new's GEMM GPU suite, memcheck and racecheck on its swapped-tile and residual cases.
 set -u
 step=${1:?step}
@@ -34,6 +35,8 @@ case $step in
       ((SECONDS < ${VALUES_UNTIL:-420})) || break
       FIXTURE_VALUES=$v OUT=$o/layer_${v}_$SECONDS timeout 200 bash tools/h200_layer_report.sh $d/gen | grep -E "925|70 |done in|FAILED"; pack
     done ;;
+  values_probe)  # prepared, not run: probe/probe_values (carry/probe54/probe_values.cu on HEAD's headers)
+    ($d/probe/probe_values 20 15 && $d/probe/probe_values 200 9) 2>&1 | tee $o/probe_values.txt | grep median ;;
   report)
     OUT=$o/layer timeout 300 bash tools/h200_layer_report.sh $d/${LABEL:-new} | tail -32 ;;
 esac
