@@ -26,8 +26,8 @@ start=$SECONDS
 
 mkdir -p "$out"
 rm -rf "$scratch" && mkdir -p "$scratch"
-{ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv; df -h "$scratch"; nproc; } \
-  > "$out/device.txt" 2>&1
+{ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv; df -h "$scratch"; nproc;
+  echo "checkpoint values: ${FIXTURE_VALUES:-weights}"; } > "$out/device.txt" 2>&1
 
 echo "== 1. tiny-config smoke run"
 "$convert" --generate diffusers "$scratch/tiny" --config tiny --shards 2 > /dev/null \
