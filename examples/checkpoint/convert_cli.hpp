@@ -233,7 +233,8 @@ class Cli {
     ProgressLine progress(std::string("generate ") + layout_name(fx.layout), err_);
     fx.progress = std::ref(progress);
     if (Status s = write_h3_fixture(a_.paths[0], fx); !s.ok()) return fail(s);
-    out_ << "wrote a random " << (fx.values == FixtureValues::weights ? "(weight-like) " : "") << layout_name(fx.layout) << " checkpoint (" << a_.config.main_blocks
+    const char* values = fx.values == FixtureValues::weights ? "(weight-like) " : "";
+    out_ << "wrote a random " << values << layout_name(fx.layout) << " checkpoint (" << a_.config.main_blocks
          << " main blocks) to " << a_.paths[0] << "\n";
     return 0;
   }

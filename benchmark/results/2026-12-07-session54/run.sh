@@ -6,7 +6,6 @@
 #   and the last tile's residual runs loaded in one round (AccTile::spare_registers: candidate.patch);
 #   probe/probe54 (carry/probe54/probe54.cu on new's tree + probe_markers54.patch).
 # first: the layer report on HEAD, probe54 twice, new's report where time is left.
-# probe: probe54 twice.
 # values (prepared, not run): the report on weight-like and on random-bit checkpoints (gen/: HEAD's
 #   fusekit-layer-report, fusekit-convert from ba53a0e). values_probe (prepared): probe_values.
 # probe_suite: probe and suite. suite: new's GEMM GPU suite, memcheck and racecheck on its swapped-tile and residual cases.
@@ -15,16 +14,17 @@ step=${1:?step}
 source tools/ab_common.sh ${CARRY:-carry/c59}
 o=$OUT/call_$step; mkdir -p $o; gpu_info $o; cat $o/gpu.txt
 pack() { (cd $OUT && tar cJf call_$step.tar.xz call_$step); }
+probe_twice() {  # probe54's short and sustained rounds, twice
+  for i in 1 2; do ($d/probe/probe54 20 15 && $d/probe/probe54 200 9) 2>&1 | tee $o/probe54_$i.txt | grep -E "median|DIFFER"; done
+}
 case $step in
   first)
     OUT=$o/layer_base timeout 230 bash tools/h200_layer_report.sh $d/base | tail -28; pack
-    for i in 1 2; do ($d/probe/probe54 20 15 && $d/probe/probe54 200 9) 2>&1 | tee $o/probe54_$i.txt | grep -E "median|DIFFER"; done; pack
+    probe_twice; pack
     left=$((560 - SECONDS)); echo "t=$SECONDS"
     ((left > 150)) && OUT=$o/layer_new timeout $left bash tools/h200_layer_report.sh $d/new | tail -28 ;;
-  probe)
-    for i in 1 2; do ($d/probe/probe54 20 15 && $d/probe/probe54 200 9) 2>&1 | tee $o/probe54_$i.txt | grep -E "median|DIFFER"; done ;;
   probe_suite)
-    for i in 1 2; do ($d/probe/probe54 20 15 && $d/probe/probe54 200 9) 2>&1 | tee $o/probe54_$i.txt | grep -E "median|DIFFER"; done; pack
+    probe_twice; pack
     ;&
   suite)
     suite test_gemm_new 120 $d/new/fusekit_test_gemm --duration=true; pack
