@@ -5,7 +5,7 @@
 #   probe/probe55 (probe55.cu on 923742a's headers) and new/ (fusekit_test_gemm, fusekit_bench_gemm,
 #   fusekit-layer-report with the 256 x 160 segment tiles; gen's fusekit-convert).
 # wide: probe55, the new kernel's tests, the layer report on new/ (weight-like checkpoint), memcheck.
-# values: HEAD's layer report (gen/) on a weight-like, then a random-bit checkpoint. suite: prepared, not run.
+# values: HEAD's layer report (gen/) on a weight-like, then a random-bit checkpoint. suite, probe55b: prepared, not run.
 set -u
 step=${1:?step}
 source tools/ab_common.sh ${CARRY:-carry/c60}
@@ -23,6 +23,8 @@ case $step in
     suite test_gemm_new 200 $d/new/fusekit_test_gemm --duration=true; pack
     sanitize racecheck racecheck_wide $d/new/fusekit_test_gemm 'linear_residual: long K*' 150; pack
     sanitize synccheck synccheck_wide $d/new/fusekit_test_gemm 'linear_residual: long K*' 150; pack ;;
+  probe55b)  # prepared, not run: CARRY=carry/c61 (probe/probe55b.xz: probe55b.cu built as probe55.cu says)
+    ($d/probe/probe55b 20 15 && $d/probe/probe55b 200 7) 2>&1 | tee $o/probe55b.txt | grep -E "median|bits|BITS" ;;
   values)
     for v in weights bits; do
       ((SECONDS < ${VALUES_UNTIL:-420})) || break
