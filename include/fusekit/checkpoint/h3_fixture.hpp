@@ -60,17 +60,28 @@ inline std::uint64_t finite_mask(TensorDType t) {
   }
 }
 
-// Fills bytes [offset, offset + out.size()) of a tensor's random stream: word k of the
-// stream is splitmix64(key + k), so any chunking gives the same bytes.
-inline void fill_random(std::uint64_t key, std::uint64_t mask, std::uint64_t offset, std::span<std::byte> out) {
+// Fills bytes [offset, offset + out.size()) of a stream of `unit`-byte pieces (at most 8), piece
+// k's bytes written by unit_bytes(k, to): a pure function of k, so any chunking, even one that
+// starts or ends inside a piece, gives the same bytes.
+template <class UnitBytes>
+void fill_units(std::size_t unit, std::uint64_t offset, std::span<std::byte> out, UnitBytes&& unit_bytes) {
   std::size_t i = 0;
   while (i < out.size()) {
     const std::uint64_t at = offset + i;
-    const std::uint64_t word = splitmix64(key + at / 8) & mask;
-    const std::size_t skip = at % 8, n = std::min<std::size_t>(8 - skip, out.size() - i);
-    std::memcpy(out.data() + i, reinterpret_cast<const std::byte*>(&word) + skip, n);
+    const std::size_t skip = at % unit, n = std::min<std::size_t>(unit - skip, out.size() - i);
+    std::byte whole[8];
+    unit_bytes(at / unit, whole);
+    std::memcpy(out.data() + i, whole + skip, n);
     i += n;
   }
+}
+
+// A tensor's random stream: word k is splitmix64(key + k), masked.
+inline void fill_random(std::uint64_t key, std::uint64_t mask, std::uint64_t offset, std::span<std::byte> out) {
+  fill_units(8, offset, out, [&](std::uint64_t k, std::byte* to) {
+    const std::uint64_t word = splitmix64(key + k) & mask;
+    std::memcpy(to, &word, 8);
+  });
 }
 
 // Element e of a weight-like tensor: the sum of four 16-bit uniforms of splitmix64(key + e),
@@ -98,8 +109,7 @@ inline std::uint16_t to_f16_bits(float x) {
 }
 // Bytes [offset, offset + out.size()) of a weight-like tensor of `dtype` (a float type).
 inline void fill_weights(std::uint64_t key, TensorDType dtype, double stddev, std::uint64_t offset, std::span<std::byte> out) {
-  const std::size_t size = element_size(dtype);
-  auto element = [&](std::uint64_t e, std::byte* to) {
+  fill_units(element_size(dtype), offset, out, [&](std::uint64_t e, std::byte* to) {
     const double v = weight_value(key, e, stddev);
     if (dtype == TensorDType::F64) {
       std::memcpy(to, &v, 8);
@@ -111,20 +121,7 @@ inline void fill_weights(std::uint64_t key, TensorDType dtype, double stddev, st
       const std::uint16_t h = dtype == TensorDType::BF16 ? to_bf16_bits(f) : to_f16_bits(f);
       std::memcpy(to, &h, 2);
     }
-  };
-  std::size_t i = 0;
-  while (i < out.size()) {
-    const std::uint64_t at = offset + i;
-    const std::size_t skip = at % size, n = std::min(size - skip, out.size() - i);
-    if (n == size) {  // a whole element: straight into place
-      element(at / size, out.data() + i);
-    } else {          // the chunk starts or ends inside this element
-      std::byte whole[8];
-      element(at / size, whole);
-      std::memcpy(out.data() + i, whole + skip, n);
-    }
-    i += n;
-  }
+  });
 }
 inline bool is_float(TensorDType t) {
   return t == TensorDType::F16 || t == TensorDType::BF16 || t == TensorDType::F32 || t == TensorDType::F64;
