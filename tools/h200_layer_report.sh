@@ -2,8 +2,8 @@
 # The H200 run of issue #7 (the layer report), in one call; JSON and logs under $OUT (5 files).
 #   tools/h200_layer_report.sh STAGE_DIR
 #   FIXTURE_VALUES=bits|weights (default weights): the generated checkpoint's float values, random bit
-#   patterns or spread like trained weights (fusekit-convert --values; a GEMM's clock under the
-#   power cap depends on what it multiplies, so timings want the second).
+#   patterns or spread like trained weights (fusekit-convert --values; what a model multiplies;
+#   the report's slowdowns came out in the same band on both, RESULTS.md fifty-fifth session).
 # STAGE_DIR holds two binaries built on the build machine (x86-64, sm_90a):
 #   fusekit-layer-report (examples/layer_report) and fusekit-convert (examples/checkpoint).
 # Steps:

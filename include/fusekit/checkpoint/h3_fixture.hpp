@@ -8,9 +8,8 @@
 //
 // Two kinds of values (FixtureValues): random bit patterns (every finite value: what the
 // adapter's bit-for-bit tests want), or values spread like a trained model's weights (what a
-// timing wants: a GEMM's power draw, hence its clock under the card's power cap, depends on
-// the numbers it multiplies, and random bit patterns are mostly tiny: half have exponents
-// below 2^-63).
+// model's GEMMs multiply; random bit patterns are mostly tiny, half below 2^-63. The layer
+// report's slowdowns came out in the same band on both: RESULTS.md, fifty-fifth session).
 #pragma once
 
 #include "fusekit/checkpoint/convert.hpp"
