@@ -7,7 +7,11 @@
 // runs in one segment (other bits: the upper bound of a plan without segments). The tile is staged
 // whole in the drained ring, each consumer runs its N-tile's epilogue; the producer warpgroup's
 // other warps warm L2 with the residual first. Every sample interleaved; weight-like data.
-// Build (from the repository root):
+// Built with -DPROBE55B (probe55b, prepared, not run): the same tiles on a 2-stage ring (104 KB,
+// what would stay beside a K-segment running sum kept three quarters in shared memory; consumer 1
+// stages its N-tile past the shared storage), bare calls only, against the 4-stage ring, HEAD and
+// cuBLASLt; without it, the variants that ran in call 1.
+// Build (from the repository root; -o probe55b -DPROBE55B for the other):
 //   nvcc -O3 -DNDEBUG --generate-code=arch=compute_90a,code=[sm_90a] -std=c++20 -I include -Xptxas -v \
 //        -o probe55 benchmark/results/2026-12-07-session55/probe55.cu -lcuda -lcublasLt
 #include <fusekit/gemm/linear.hpp>
@@ -61,7 +65,7 @@ __device__ void consume_range(typename ML::SharedStorage& s, RingPosition& pos, 
     for (int i = 0; i < ML::BM / 2; ++i) gemm::ptx::fence_registers(acc.v[h][i]);
 }
 
-template <class ML, class Epi>
+template <class ML, class Epi, int Extra = 0>
 __global__ void __launch_bounds__(ML::kThreads, 1)
     wide160_kernel(const __grid_constant__ CUtensorMap a_map, const __grid_constant__ CUtensorMap w_map, GemmExtent extent,
                    std::int64_t n_tiles, TileOrder order, KSegments segments, float* workspace, typename Epi::Params params) {
@@ -112,7 +116,12 @@ __global__ void __launch_bounds__(ML::kThreads, 1)
     asm volatile("bar.sync 3, 256;\n" ::: "memory");  // both consumers' last wgmmas retired: the ring is free
     constexpr int kLd = ML::kTileLd;
     float* whole = reinterpret_cast<float*>(&s.a[0][0]) + cw * ML::BM * kLd;
-    static_assert(2 * ML::BM * kLd * sizeof(float) <= sizeof(s.a) + sizeof(s.b), "both tiles fit the ring");
+    if constexpr (Extra > 0) {  // consumer 1's N-tile past the shared storage
+      static_assert(ML::BM * kLd * sizeof(float) <= sizeof(s.a) + sizeof(s.b) && ML::BM * kLd * sizeof(float) <= Extra);
+      if (cw == 1) whole = reinterpret_cast<float*>(reinterpret_cast<unsigned char*>(&s) + (sizeof(s) + 15) / 16 * 16);
+    } else {
+      static_assert(2 * ML::BM * kLd * sizeof(float) <= sizeof(s.a) + sizeof(s.b), "both tiles fit the ring");
+    }
     // Stage (slot + acc) or acc, transposed (stage_fragment_chunk's places), 8 float4 loads in flight.
     const int warp = tid / 32, lane = tid % 32;
     constexpr int kBlocks = ML::BM / 8;  // n8 blocks a half
@@ -146,7 +155,7 @@ __global__ void __launch_bounds__(ML::kThreads, 1)
   }
 }
 
-template <class ML, class Epi>
+template <class ML, class Epi, int Extra = 0>
 void launch_wide160(const GemmOperands<T>& op, const typename Epi::Params& params, KSegments segments, float* workspace,
                     const DeviceInfo& dev) {
   CUtensorMap a_map, w_map;
@@ -155,10 +164,11 @@ void launch_wide160(const GemmOperands<T>& op, const typename Epi::Params& param
   const std::int64_t n_tiles = op.n / 128;
   const TileOrder order{(op.m + ML::BM - 1) / ML::BM, (n_tiles + 1) / 2};
   if (order.count() > dev.sm_count) { std::printf("one tile a CTA only\n"); std::exit(1); }
-  auto* kernel = &wide160_kernel<ML, Epi>;
+  auto* kernel = &wide160_kernel<ML, Epi, Extra>;
+  const int smem = int(ML::kSmemBytes) + (Extra > 0 ? Extra + 16 : 0);
   static bool set = false;
-  if (!set) { CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(ML::kSmemBytes))); set = true; }
-  kernel<<<unsigned(order.count()), ML::kThreads, ML::kSmemBytes>>>(a_map, w_map, GemmExtent{op.m, op.n, op.k}, n_tiles,
+  if (!set) { CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem)); set = true; }
+  kernel<<<unsigned(order.count()), ML::kThreads, smem>>>(a_map, w_map, GemmExtent{op.m, op.n, op.k}, n_tiles,
                                                                     order, segments, workspace, params);
 }
 
@@ -201,6 +211,19 @@ int main(int argc, char** argv) {
     ST((launch_gemm<T, Bare>(op, pb, dev, nullptr))); launch_wide160<Wide160<4>, Bare>(op, pb3, seg, workspace, dev); same("bare");
     baseline::CublasLtGemm lt(DType::bf16, m, n, k);
     using V = std::pair<std::string, std::function<void()>>;
+#ifdef PROBE55B
+    constexpr int kExtra = 160 * 132 * 4;
+    CK(cudaMemset(y3, 0xff, m * n * 2));
+    launch_wide160<Wide160<2>, Bare, kExtra>(op, pb3, seg, workspace, dev);
+    ST((launch_gemm<T, Bare>(op, pb, dev, nullptr))); same("bare, 2-stage ring");
+    std::vector<V> vs = {
+      {"HEAD bare", [&] { ST((launch_gemm<T, Bare>(op, pb, dev, nullptr))); }},
+      {"256x160 4st bare 1seg", [&] { launch_wide160<Wide160<4>, Bare>(op, pb3, one, workspace, dev); }},
+      {"256x160 2st bare 1seg", [&] { launch_wide160<Wide160<2>, Bare, kExtra>(op, pb3, one, workspace, dev); }},
+      {"256x160 2st bare S", [&] { launch_wide160<Wide160<2>, Bare, kExtra>(op, pb3, seg, workspace, dev); }},
+      {"cublaslt bare", [&] { lt.run(a, w, y2); }},
+    };
+#else
     std::vector<V> vs = {
       {"HEAD fused", [&] { ST((launch_gemm<T, Fused>(op, pf, dev, nullptr))); }},
       {"HEAD bare", [&] { ST((launch_gemm<T, Bare>(op, pb, dev, nullptr))); }},
@@ -211,6 +234,7 @@ int main(int argc, char** argv) {
       {"cublaslt bare", [&] { lt.run(a, w, y2); }},
       {"cublaslt+epi", [&] { lt.run(a, w, y2); layer_report::kernels::gated_residual<<<264, 256>>>(y2, gate, idx, res, m, n); }},
     };
+#endif
     cudaEvent_t e0, e1; CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
     std::vector<std::vector<float>> us(vs.size());
     for (auto& v : vs) { for (int i = 0; i < 3; ++i) v.second(); }

@@ -23,7 +23,7 @@ case $step in
     suite test_gemm_new 200 $d/new/fusekit_test_gemm --duration=true; pack
     sanitize racecheck racecheck_wide $d/new/fusekit_test_gemm 'linear_residual: long K*' 150; pack
     sanitize synccheck synccheck_wide $d/new/fusekit_test_gemm 'linear_residual: long K*' 150; pack ;;
-  probe55b)  # prepared, not run: CARRY=carry/c61 (probe/probe55b.xz: probe55b.cu built as probe55.cu says)
+  probe55b)  # prepared, not run: CARRY=carry/c61 (probe/probe55b.xz: probe55.cu built with -DPROBE55B, as its header says)
     ($d/probe/probe55b 20 15 && $d/probe/probe55b 200 7) 2>&1 | tee $o/probe55b.txt | grep -E "median|bits|BITS" ;;
   values)
     for v in weights bits; do
