@@ -7,6 +7,7 @@
 #   (ba53a0e's: the same checkpoint bytes as HEAD's).
 # main: probe56 (bits, then timings), the new kernel's GPU tests, the layer report on new/ and on base/.
 # b: the second build (see its step), its tests, probe56b (-DPROBE56B: the library's calls) and its layer report.
+# reports: the layer report on new/ and base/, alternating, twice each.
 # sanitize: memcheck, racecheck and synccheck on the new tiles' test; bench: out_proj and fc2 in the suite.
 set -u
 step=${1:?step}
@@ -34,6 +35,8 @@ case $step in
     left=$((${B_UNTIL:-270} - SECONDS)); ((left > 30)) && sanitize memcheck memcheck_b $d/new/fusekit_test_gemm 'linear_residual: plain*,linear_residual: an index*' $left; pack ;;
   probe56b)  # the last device seconds: probe56b alone
     (timeout 35 $d/probe/probe56b 20 15 && timeout 35 $d/probe/probe56b 100 5) 2>&1 | tee $o/probe56b.txt | grep -E "median|rror|library"; pack ;;
+  reports)  # prepared: the report on the branch and on HEAD, alternating, twice each (a single run may draw a kernel's slow mode)
+    for r in 1 2; do REPORT_UNTIL=500 report new_$r $d/new; REPORT_UNTIL=500 report base_$r $d/base; done ;;
   sanitize)
     for tool in memcheck racecheck synccheck; do
       sanitize $tool ${tool}_new $d/new/fusekit_test_gemm 'linear_residual: the 256 x 160*,linear_residual: an index*,linear_residual: plain*' 150; pack
