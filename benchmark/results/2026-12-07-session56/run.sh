@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Fifty-sixth session's device calls:
 #   OUT=... CARRY=carry/c62 bash benchmark/results/2026-12-07-session56/run.sh STEP
-# carry/c62: probe/probe56 (probe56.cu on 572868e's headers, built as its header says); new/ =
-#   fusekit_test_gemm, fusekit_bench_gemm, fusekit-layer-report with the 256 x 160 fragment-epilogue
-#   tiles; base/ = c60's gen/ (e751806's fusekit-layer-report: HEAD's kernels) and every fusekit-convert
-#   (ba53a0e's: the same checkpoint bytes as HEAD's).
+# carry/c62: probe/probe56 (probe56.cu on 572868e's headers, built as its header says), probe/probe56b
+#   (-DPROBE56B on the branch's headers, 582a61d); new/ = fusekit_test_gemm, fusekit_bench_gemm,
+#   fusekit-layer-report from branch wide160-fragment-epilogue (call 1 ran its first build; the carry
+#   now holds 582a61d's); base/ = c60's gen/ (e751806's fusekit-layer-report: HEAD's kernels) and every
+#   fusekit-convert (ba53a0e's: the same checkpoint bytes as HEAD's).
 # main: probe56 (bits, then timings), the new kernel's GPU tests, the layer report on new/ and on base/.
 # b: the second build (see its step), its tests, probe56b (-DPROBE56B: the library's calls) and its layer report.
 # reports: the layer report on new/ and base/, alternating, twice each.
