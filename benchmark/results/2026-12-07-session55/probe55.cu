@@ -180,6 +180,31 @@ static void fill(T* d, std::size_t count, unsigned seed, double sd) {
   CK(cudaMemcpy(d, h.data(), count * 2, cudaMemcpyHostToDevice));
 }
 
+// The variants' calls timed in turns, `samples` rounds of `calls` calls each (the order rotated a
+// round, so none always follows the same one), after 3 warm-up calls each; medians printed.
+using Variant = std::pair<std::string, std::function<void()>>;
+static void time_interleaved(std::vector<Variant>& vs, int calls, int samples, long long m, long long k) {
+  cudaEvent_t e0, e1; CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
+  std::vector<std::vector<float>> us(vs.size());
+  for (auto& v : vs) { for (int i = 0; i < 3; ++i) v.second(); }
+  CK(cudaDeviceSynchronize()); CK(cudaGetLastError());
+  for (int s = 0; s < samples; ++s)
+    for (std::size_t jj = 0; jj < vs.size(); ++jj) {
+      const std::size_t j = (jj + s) % vs.size();
+      CK(cudaEventRecord(e0));
+      for (int i = 0; i < calls; ++i) vs[j].second();
+      CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1)); CK(cudaGetLastError());
+      float ms; CK(cudaEventElapsedTime(&ms, e0, e1));
+      us[j].push_back(ms * 1000 / calls);
+    }
+  for (std::size_t j = 0; j < vs.size(); ++j) {
+    std::sort(us[j].begin(), us[j].end());
+    std::printf("m=%lld k=%lld %-20s median %8.2f  min %8.2f  max %8.2f us/call (%d x %d calls)\n", m, k,
+                vs[j].first.c_str(), us[j][samples / 2], us[j][0], us[j][samples - 1], samples, calls);
+  }
+  CK(cudaEventDestroy(e0)); CK(cudaEventDestroy(e1));
+}
+
 int main(int argc, char** argv) {
   const int calls = argc > 1 ? std::atoi(argv[1]) : 20, samples = argc > 2 ? std::atoi(argv[2]) : 15;
   const std::int64_t m = argc > 3 ? std::atoll(argv[3]) : 925, n = 5376, gate_rows = 3;
@@ -210,13 +235,12 @@ int main(int argc, char** argv) {
     CK(cudaMemset(y3, 0xff, m * n * 2));
     ST((launch_gemm<T, Bare>(op, pb, dev, nullptr))); launch_wide160<Wide160<4>, Bare>(op, pb3, seg, workspace, dev); same("bare");
     baseline::CublasLtGemm lt(DType::bf16, m, n, k);
-    using V = std::pair<std::string, std::function<void()>>;
 #ifdef PROBE55B
     constexpr int kExtra = 160 * 132 * 4;
     CK(cudaMemset(y3, 0xff, m * n * 2));
     launch_wide160<Wide160<2>, Bare, kExtra>(op, pb3, seg, workspace, dev);
     ST((launch_gemm<T, Bare>(op, pb, dev, nullptr))); same("bare, 2-stage ring");
-    std::vector<V> vs = {
+    std::vector<Variant> vs = {
       {"HEAD bare", [&] { ST((launch_gemm<T, Bare>(op, pb, dev, nullptr))); }},
       {"256x160 4st bare 1seg", [&] { launch_wide160<Wide160<4>, Bare>(op, pb3, one, workspace, dev); }},
       {"256x160 2st bare 1seg", [&] { launch_wide160<Wide160<2>, Bare, kExtra>(op, pb3, one, workspace, dev); }},
@@ -224,7 +248,7 @@ int main(int argc, char** argv) {
       {"cublaslt bare", [&] { lt.run(a, w, y2); }},
     };
 #else
-    std::vector<V> vs = {
+    std::vector<Variant> vs = {
       {"HEAD fused", [&] { ST((launch_gemm<T, Fused>(op, pf, dev, nullptr))); }},
       {"HEAD bare", [&] { ST((launch_gemm<T, Bare>(op, pb, dev, nullptr))); }},
       {"256x160 fused S", [&] { launch_wide160<Wide160<4>, Fused>(op, pf3, seg, workspace, dev); }},
@@ -235,24 +259,7 @@ int main(int argc, char** argv) {
       {"cublaslt+epi", [&] { lt.run(a, w, y2); layer_report::kernels::gated_residual<<<264, 256>>>(y2, gate, idx, res, m, n); }},
     };
 #endif
-    cudaEvent_t e0, e1; CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
-    std::vector<std::vector<float>> us(vs.size());
-    for (auto& v : vs) { for (int i = 0; i < 3; ++i) v.second(); }
-    CK(cudaDeviceSynchronize()); CK(cudaGetLastError());
-    for (int s = 0; s < samples; ++s)
-      for (std::size_t jj = 0; jj < vs.size(); ++jj) {
-        const std::size_t j = (jj + s) % vs.size();
-        CK(cudaEventRecord(e0));
-        for (int i = 0; i < calls; ++i) vs[j].second();
-        CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1)); CK(cudaGetLastError());
-        float ms; CK(cudaEventElapsedTime(&ms, e0, e1));
-        us[j].push_back(ms * 1000 / calls);
-      }
-    for (std::size_t j = 0; j < vs.size(); ++j) {
-      std::sort(us[j].begin(), us[j].end());
-      std::printf("m=%lld k=%lld %-20s median %8.2f  min %8.2f  max %8.2f us/call (%d x %d calls)\n", (long long)m, (long long)k,
-                  vs[j].first.c_str(), us[j][samples / 2], us[j][0], us[j][samples - 1], samples, calls);
-    }
+    time_interleaved(vs, calls, samples, (long long)m, (long long)k);
     cudaFree(a); cudaFree(w); cudaFree(y); cudaFree(y2); cudaFree(y3); cudaFree(res); cudaFree(gate); cudaFree(idx);
   }
   return 0;

@@ -256,7 +256,6 @@ int main(int argc, char** argv) {
     Bare::Params pb({nullptr}, {Activation::identity}, {y, n});
     Bare::Params pb3({nullptr}, {Activation::identity}, {y3, n});
     baseline::CublasLtGemm lt(DType::bf16, m, n, k);
-    using V = std::pair<std::string, std::function<void()>>;
 #ifdef PROBE56B
     // The library (built on the headers of the fifty-sixth session's change): its automatic choice,
     // out of place as above, in place, and as the layer report calls it (the gate a chunk of a
@@ -276,7 +275,7 @@ int main(int argc, char** argv) {
       std::printf("bits k=%lld library fused vs probe kernel: %s\n", (long long)k, h1 == h3 ? "bits equal" : "BITS DIFFER");
     }
 #endif
-    std::vector<V> vs = {
+    std::vector<Variant> vs = {
 #ifdef PROBE56B
       {"lib fused", [&] { ST((launch_gemm<T, Fused>(op, pf, dev, nullptr))); }},
       {"lib fused in place", [&] { ST((launch_gemm<T, Fused>(op, p_inplace, dev, nullptr))); }},
@@ -293,24 +292,7 @@ int main(int argc, char** argv) {
       {"cublaslt bare", [&] { lt.run(a, w, y2); }},
       {"cublaslt+epi", [&] { lt.run(a, w, y2); layer_report::kernels::gated_residual<<<264, 256>>>(y2, gate, idx, res, m, n); }},
     };
-    cudaEvent_t e0, e1; CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
-    std::vector<std::vector<float>> us(vs.size());
-    for (auto& v : vs) { for (int i = 0; i < 3; ++i) v.second(); }
-    CK(cudaDeviceSynchronize()); CK(cudaGetLastError());
-    for (int s = 0; s < samples; ++s)
-      for (std::size_t jj = 0; jj < vs.size(); ++jj) {
-        const std::size_t j = (jj + s) % vs.size();
-        CK(cudaEventRecord(e0));
-        for (int i = 0; i < calls; ++i) vs[j].second();
-        CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1)); CK(cudaGetLastError());
-        float ms; CK(cudaEventElapsedTime(&ms, e0, e1));
-        us[j].push_back(ms * 1000 / calls);
-      }
-    for (std::size_t j = 0; j < vs.size(); ++j) {
-      std::sort(us[j].begin(), us[j].end());
-      std::printf("m=%lld k=%lld %-20s median %8.2f  min %8.2f  max %8.2f us/call (%d x %d calls)\n", (long long)m, (long long)k,
-                  vs[j].first.c_str(), us[j][samples / 2], us[j][0], us[j][samples - 1], samples, calls);
-    }
+    time_interleaved(vs, calls, samples, (long long)m, (long long)k);
     cudaFree(a); cudaFree(w); cudaFree(y); cudaFree(y2); cudaFree(y3); cudaFree(res); cudaFree(gate); cudaFree(idx);
 #ifdef PROBE56B
     cudaFree(x); cudaFree(table); cudaFree(idx_runs);
